@@ -1,0 +1,175 @@
+// One provider call of a run: records an llm_calls row, forwards text and
+// thinking to Cursor as the provider's chunks arrive, and collects the
+// assistant message and usage.
+import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import { updates } from "../proto/frames.ts";
+import type { ConversationStore } from "../store/conversation-store.ts";
+import {
+  emptyUsage,
+  type CallTimings,
+  type ChatMessage,
+  type FinishReason,
+  type ModelConfig,
+  type Provider,
+  type ToolCallPart,
+  type ToolDefinition,
+  type Usage,
+} from "../provider/types.ts";
+import { ProviderError } from "../provider/failure.ts";
+
+export interface ModelCallInput {
+  runId: string;
+  conversationId: string;
+  model: ModelConfig;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  signal: AbortSignal;
+}
+
+export interface ModelCallResult {
+  assistant: Extract<ChatMessage, { role: "assistant" }>;
+  usage: Usage;
+  finish: FinishReason;
+}
+
+export interface ModelCallDeps {
+  store: ConversationStore;
+  provider: Provider;
+  emit: (message: AgentServerMessage) => void;
+}
+
+export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Promise<ModelCallResult> {
+  const { store } = deps;
+  const index = store.nextProviderCallIndex(input.runId);
+  const callId = `${input.runId}:${index}`;
+  store.startLlmCall({
+    callId,
+    runId: input.runId,
+    conversationId: input.conversationId,
+    providerCallIndex: index,
+    attempt: 0,
+    providerType: input.model.provider,
+    providerUrl: input.model.baseUrl,
+    modelId: input.model.model,
+    displayName: input.model.name,
+    messageCount: input.messages.length,
+    toolCount: input.tools.length,
+  });
+
+  const started = Date.now();
+  const timings: CallTimings = {};
+  const stream = new StreamCollector(deps.emit, started);
+  try {
+    for await (const event of deps.provider.stream(
+      { model: input.model, messages: input.messages, tools: input.tools, signal: input.signal, cacheKey: input.conversationId },
+      timings,
+    )) {
+      stream.accept(event);
+    }
+    const result = stream.result();
+    deps.emit(updates.tokenDelta(result.usage.outputTokens));
+    store.finishLlmCall(callId, {
+      status: "completed",
+      finishReason: result.finish,
+      usage: result.usage,
+      ...stream.timings(timings),
+    });
+    return result;
+  } catch (err) {
+    store.finishLlmCall(callId, {
+      status: input.signal.aborted ? "cancelled" : "failed",
+      error: err instanceof ProviderError ? err.message : input.signal.aborted ? "cancelled" : "internal error",
+      ...stream.timings(timings),
+    });
+    throw err;
+  }
+}
+
+/** Folds provider events into Cursor updates and the final assistant message. */
+class StreamCollector {
+  #text = "";
+  #reasoning: string | undefined;
+  #thinkingSince: number | undefined;
+  #usage = emptyUsage();
+  #finish: FinishReason | undefined;
+  #ttftMs: number | undefined;
+  #ttfrMs: number | undefined;
+  readonly #toolCalls = new Map<number, ToolCallPart>();
+
+  constructor(
+    readonly emit: (message: AgentServerMessage) => void,
+    readonly started: number,
+  ) {}
+
+  accept(event: import("../provider/types.ts").ModelEvent): void {
+    switch (event.kind) {
+      case "start":
+        return;
+      case "thinking_delta":
+        this.#ttfrMs ??= Date.now() - this.started;
+        this.#thinkingSince ??= Date.now();
+        this.#reasoning = (this.#reasoning ?? "") + event.text;
+        this.emit(updates.thinkingDelta(event.text));
+        return;
+      case "thinking_end":
+        this.#closeThinking();
+        return;
+      case "text_delta":
+        this.#closeThinking();
+        this.#ttftMs ??= Date.now() - this.started;
+        this.#text += event.text;
+        this.emit(updates.textDelta(event.text));
+        return;
+      case "tool_call_start":
+        this.#closeThinking();
+        this.#toolCalls.set(event.index, { id: event.callId, name: event.name, arguments: "" });
+        return;
+      case "tool_call_delta": {
+        const call = this.#toolCalls.get(event.index);
+        if (call) call.arguments += event.delta;
+        return;
+      }
+      case "tool_call_end":
+        return;
+      case "usage":
+        this.#usage = event.usage;
+        return;
+      case "done":
+        this.#closeThinking();
+        this.#finish = event.finish;
+        return;
+    }
+  }
+
+  result(): ModelCallResult {
+    if (!this.#finish) {
+      throw new ProviderError("transient", "provider stream ended before the response was complete");
+    }
+    const toolCalls = [...this.#toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+    return {
+      assistant: {
+        role: "assistant",
+        content: this.#text,
+        ...(this.#reasoning !== undefined && { reasoning: this.#reasoning }),
+        ...(toolCalls.length > 0 && { toolCalls }),
+      },
+      usage: this.#usage,
+      finish: this.#finish,
+    };
+  }
+
+  timings(call: CallTimings) {
+    return {
+      ...(call.httpStatus !== undefined && { httpStatus: call.httpStatus }),
+      ...(call.ttfbMs !== undefined && { ttfbMs: call.ttfbMs }),
+      ...(this.#ttftMs !== undefined && { ttftMs: this.#ttftMs }),
+      ...(this.#ttfrMs !== undefined && { ttfrMs: this.#ttfrMs }),
+    };
+  }
+
+  #closeThinking(): void {
+    if (this.#thinkingSince === undefined) return;
+    this.emit(updates.thinkingCompleted(Date.now() - this.#thinkingSince));
+    this.#thinkingSince = undefined;
+  }
+}

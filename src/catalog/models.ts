@@ -1,0 +1,77 @@
+// The model list Cursor shows: the configured BYOK models, each with the context
+// limit Cursor must respect (without context_token_limit it assumes 200k).
+import { create } from "@bufbuild/protobuf";
+import {
+  AvailableModelsResponseSchema,
+  GetDefaultModelNudgeDataResponseSchema,
+  GetDefaultModelResponseSchema,
+  type AvailableModelsResponse,
+} from "../proto/gen/aiserver/v1/aiserver_pb.ts";
+import {
+  GetDefaultModelForCliResponseSchema,
+  GetUsableModelsResponseSchema,
+  ModelDetailsSchema,
+  type ModelDetails,
+} from "../proto/gen/agent/v1/agent_pb.ts";
+import type { ModelConfig } from "../provider/types.ts";
+
+/** Placeholder credential: Cursor wants one per BYOK model; the real key stays server-side. */
+const CLIENT_CREDENTIAL = "byok-edge";
+
+export function availableModels(models: ModelConfig[]): AvailableModelsResponse {
+  return create(AvailableModelsResponseSchema, {
+    modelNames: models.map((m) => m.name),
+    models: models.map((m, index) => ({
+      name: m.name,
+      defaultOn: true,
+      supportsAgent: true,
+      supportsThinking: true,
+      supportsImages: false,
+      supportsMaxMode: false,
+      supportsNonMaxMode: true,
+      contextTokenLimit: m.contextWindow,
+      contextTokenLimitForMaxMode: m.contextWindow,
+      clientDisplayName: m.name,
+      serverModelName: m.name,
+      supportsPlanMode: true,
+      inputboxShortModelName: m.name,
+      supportsSandboxing: true,
+      supportsCmdK: true,
+      namedModelSectionIndex: index,
+      vendorName: "BYOK",
+      tooltipData: { primaryText: `${m.name} (${m.provider}, bring your own key)` },
+    })),
+  });
+}
+
+export function modelDetails(model: ModelConfig): ModelDetails {
+  return create(ModelDetailsSchema, {
+    modelId: model.name,
+    displayModelId: model.name,
+    displayName: model.name,
+    displayNameShort: model.name,
+    thinkingDetails: {},
+    credentials: { case: "apiKeyCredentials", value: { apiKey: CLIENT_CREDENTIAL } },
+  });
+}
+
+export function usableModels(models: ModelConfig[]) {
+  return create(GetUsableModelsResponseSchema, { models: models.map(modelDetails) });
+}
+
+export function defaultModelForCli(models: ModelConfig[]) {
+  const first = models[0];
+  return create(GetDefaultModelForCliResponseSchema, first ? { model: modelDetails(first) } : {});
+}
+
+export function defaultModel(models: ModelConfig[]) {
+  const name = models[0]?.name ?? "";
+  return create(GetDefaultModelResponseSchema, { model: name, thinkingModel: name });
+}
+
+export function defaultModelNudgeData(models: ModelConfig[]) {
+  return create(GetDefaultModelNudgeDataResponseSchema, {
+    nudgeDate: "0",
+    modelsWithNoDefaultSwitch: models.map((m) => m.name),
+  });
+}

@@ -1,0 +1,60 @@
+// One Durable Object per (principal, conversation). Thin: it opens storage,
+// applies migrations, and hands every call to the session.
+import { DurableObject } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import migrations from "../../migrations/do/migrations.js";
+import { modelCatalogFromEnv } from "../config/models.ts";
+import { createProvider } from "../provider/index.ts";
+import { ConversationStore } from "../store/conversation-store.ts";
+import { recordRunUsage } from "../store/usage.ts";
+import type { AppEnv } from "../env.ts";
+import { ConversationSession, type AppendInput, type AppendResult } from "./session.ts";
+
+export class ConversationObject extends DurableObject<AppEnv> {
+  readonly #store: ConversationStore;
+  readonly #session: ConversationSession;
+  #principal = "";
+
+  constructor(ctx: DurableObjectState, env: AppEnv) {
+    super(ctx, env);
+    this.#store = new ConversationStore(drizzle(ctx.storage, { logger: false }));
+    void ctx.blockConcurrencyWhile(async () => {
+      await migrate(this.#store.db, migrations);
+      // Whatever was running when the object stopped cannot still be running.
+      this.#store.recoverInterruptedRuns();
+    });
+    this.#session = new ConversationSession({
+      store: this.#store,
+      catalog: () => modelCatalogFromEnv(env),
+      provider: createProvider,
+      onRunFinished: (summary) => {
+        ctx.waitUntil(
+          recordRunUsage(env.DB, {
+            principal: this.#principal,
+            conversationId: summary.conversationId,
+            runId: summary.runId,
+            model: summary.model,
+            status: summary.outcome.status,
+            usage: summary.outcome.usage,
+          }),
+        );
+      },
+    });
+  }
+
+  /** The RunSSE body of a request: replay, then live frames, then one end-stream. */
+  subscribe(requestId: string): ReadableStream<Uint8Array> {
+    return this.#session.subscribe(requestId);
+  }
+
+  append(input: AppendInput): AppendResult {
+    this.#principal = input.principal;
+    return this.#session.append(input);
+  }
+
+  /** Cancels every run and closes every stream with `canceled`. */
+  async shutdown(): Promise<void> {
+    await this.#session.shutdown();
+  }
+}

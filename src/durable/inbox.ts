@@ -1,0 +1,47 @@
+// Orders one request's appends by append_seqno. BidiAppends are concurrent HTTP
+// requests, so arrival order is not protocol order: future seqnos wait for the
+// gap to fill, duplicates and stale seqnos are dropped.
+
+export type InboxPush<T> =
+  | { status: "released"; items: T[] }
+  | { status: "buffered" }
+  | { status: "duplicate" }
+  | { status: "stale" };
+
+/** Upper bound on buffered out-of-order appends for one request. */
+export const INBOX_MAX_BUFFERED = 1024;
+
+export class OrderedInbox<T> {
+  #next: number;
+  readonly #pending = new Map<number, T>();
+
+  constructor(first = 0) {
+    this.#next = first;
+  }
+
+  get next(): number {
+    return this.#next;
+  }
+
+  get buffered(): number {
+    return this.#pending.size;
+  }
+
+  push(seqno: number, item: T): InboxPush<T> {
+    if (seqno < this.#next) return { status: "stale" };
+    if (this.#pending.has(seqno)) return { status: "duplicate" };
+    if (seqno > this.#next) {
+      if (this.#pending.size >= INBOX_MAX_BUFFERED) throw new RangeError("too many out-of-order appends");
+      this.#pending.set(seqno, item);
+      return { status: "buffered" };
+    }
+    const items = [item];
+    this.#next += 1;
+    for (let queued = this.#pending.get(this.#next); queued !== undefined; queued = this.#pending.get(this.#next)) {
+      this.#pending.delete(this.#next);
+      items.push(queued);
+      this.#next += 1;
+    }
+    return { status: "released", items };
+  }
+}

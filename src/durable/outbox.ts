@@ -1,0 +1,113 @@
+// The output of one request (one RunSSE): every frame is kept and replayed to a
+// late, reconnecting or second subscriber, then live frames follow, then exactly
+// one end-stream, after which every subscriber's body closes.
+import type { AppError } from "../proto/connect/error.ts";
+import { encodeEndStream } from "../proto/connect/end-stream.ts";
+
+export type OutboxState = { kind: "open" } | { kind: "ended"; error?: AppError };
+
+interface Subscriber {
+  controller: ReadableStreamDefaultController<Uint8Array>;
+}
+
+export class Outbox {
+  readonly #frames: Uint8Array[] = [];
+  readonly #subscribers = new Set<Subscriber>();
+  #state: OutboxState = { kind: "open" };
+  #lastWriteAt = Date.now();
+  #onDetach: (remaining: number) => void;
+
+  constructor(onDetach: (remaining: number) => void = () => {}) {
+    this.#onDetach = onDetach;
+  }
+
+  get state(): OutboxState {
+    return this.#state;
+  }
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  get frameCount(): number {
+    return this.#frames.length;
+  }
+
+  /** ms since the last frame was written (for idle heartbeats). */
+  idleMs(now = Date.now()): number {
+    return now - this.#lastWriteAt;
+  }
+
+  /** Appends a frame to the replay log and sends it to every subscriber. */
+  push(frame: Uint8Array): void {
+    if (this.#state.kind === "ended") return;
+    this.#frames.push(frame);
+    this.#broadcast(frame);
+  }
+
+  /** Sends a frame to current subscribers only (heartbeats are not worth replaying). */
+  pushTransient(frame: Uint8Array): void {
+    if (this.#state.kind === "ended") return;
+    this.#broadcast(frame);
+  }
+
+  /** Writes the single end-stream frame and closes every subscriber. Later calls do nothing. */
+  end(error?: AppError): boolean {
+    if (this.#state.kind === "ended") return false;
+    const frame = encodeEndStream(error);
+    this.#frames.push(frame);
+    this.#state = error ? { kind: "ended", error } : { kind: "ended" };
+    for (const sub of this.#subscribers) {
+      safeEnqueue(sub, frame);
+      safeClose(sub);
+    }
+    this.#subscribers.clear();
+    return true;
+  }
+
+  subscribe(): ReadableStream<Uint8Array> {
+    let subscriber: Subscriber | undefined;
+    return new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        subscriber = { controller };
+        for (const frame of this.#frames) controller.enqueue(frame);
+        if (this.#state.kind === "ended") {
+          controller.close();
+          return;
+        }
+        this.#subscribers.add(subscriber);
+      },
+      cancel: () => {
+        if (subscriber && this.#subscribers.delete(subscriber)) this.#onDetach(this.#subscribers.size);
+      },
+    });
+  }
+
+  #broadcast(frame: Uint8Array): void {
+    this.#lastWriteAt = Date.now();
+    for (const sub of this.#subscribers) {
+      if (!safeEnqueue(sub, frame)) {
+        this.#subscribers.delete(sub);
+        this.#onDetach(this.#subscribers.size);
+      }
+    }
+  }
+}
+
+function safeEnqueue(sub: Subscriber, frame: Uint8Array): boolean {
+  try {
+    sub.controller.enqueue(frame);
+    return true;
+  } catch {
+    // The reader went away between our check and the write: treat it as detached.
+    return false;
+  }
+}
+
+function safeClose(sub: Subscriber): void {
+  try {
+    sub.controller.close();
+  } catch {
+    // Already closed or errored by the reader; nothing left to close.
+  }
+}

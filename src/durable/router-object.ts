@@ -1,0 +1,85 @@
+// One router object per principal: maps a live request id to its conversation.
+// The conversation id only arrives inside run_request (append_seqno 0), while
+// RunSSE and later appends may come first; they wait here, bounded.
+import { DurableObject } from "cloudflare:workers";
+
+/** How long a request may wait for its seqno-0 append (the reference waits 30 s). */
+export const ROUTE_WAIT_MS = 30_000;
+/** Routes older than this are dropped; Cursor request ids live for one turn. */
+const ROUTE_TTL_MS = 24 * 60 * 60 * 1000;
+
+export type BindResult = { status: "bound" } | { status: "conflict"; conversationId: string };
+
+interface Waiter {
+  resolve: (conversationId: string | null) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export class RouterObject extends DurableObject<Env> {
+  readonly #waiters = new Map<string, Set<Waiter>>();
+
+  /** Records request → conversation and wakes everyone waiting for it. */
+  bind(requestId: string, conversationId: string): BindResult {
+    const existing = this.#lookup(requestId);
+    if (existing !== null && existing !== conversationId) return { status: "conflict", conversationId: existing };
+    if (existing === null) {
+      this.ctx.storage.kv.put<Route>(routeKey(requestId), { conversationId, boundAtMs: Date.now() });
+      void this.#schedulePrune();
+    }
+    const waiters = this.#waiters.get(requestId);
+    if (waiters) {
+      this.#waiters.delete(requestId);
+      for (const w of waiters) {
+        clearTimeout(w.timer);
+        w.resolve(conversationId);
+      }
+    }
+    return { status: "bound" };
+  }
+
+  /** The conversation of a request, waiting up to `waitMs` for its binding; null on timeout. */
+  async resolve(requestId: string, waitMs: number = ROUTE_WAIT_MS): Promise<string | null> {
+    const known = this.#lookup(requestId);
+    if (known !== null || waitMs <= 0) return known;
+    return new Promise<string | null>((resolve) => {
+      const set = this.#waiters.get(requestId) ?? new Set<Waiter>();
+      this.#waiters.set(requestId, set);
+      const waiter: Waiter = {
+        resolve,
+        timer: setTimeout(() => {
+          set.delete(waiter);
+          if (set.size === 0) this.#waiters.delete(requestId);
+          resolve(null);
+        }, Math.min(waitMs, ROUTE_WAIT_MS)),
+      };
+      set.add(waiter);
+    });
+  }
+
+  /** Drops expired routes; runs at most once per TTL. */
+  override async alarm(): Promise<void> {
+    const cutoff = Date.now() - ROUTE_TTL_MS;
+    for (const [key, route] of this.ctx.storage.kv.list<Route>({ prefix: ROUTE_PREFIX })) {
+      if (route.boundAtMs < cutoff) this.ctx.storage.kv.delete(key);
+    }
+  }
+
+  #lookup(requestId: string): string | null {
+    return this.ctx.storage.kv.get<Route>(routeKey(requestId))?.conversationId ?? null;
+  }
+
+  async #schedulePrune(): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + ROUTE_TTL_MS);
+  }
+}
+
+interface Route {
+  conversationId: string;
+  boundAtMs: number;
+}
+
+const ROUTE_PREFIX = "route:";
+
+function routeKey(requestId: string): string {
+  return ROUTE_PREFIX + requestId;
+}

@@ -1,0 +1,112 @@
+// The two RPCs of an agent run. RunSSE and BidiAppend share a request id; the
+// conversation id arrives only inside run_request at append_seqno 0, so both go
+// through the principal's router object to find their conversation object.
+import { fromBinary } from "@bufbuild/protobuf";
+import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../proto/gen/aiserver/v1/aiserver_pb.ts";
+import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import { decodeClientMessage } from "../proto/frames.ts";
+import { AppError } from "../proto/connect/error.ts";
+import { conversationName, routerName } from "../durable/names.ts";
+import { ROUTE_WAIT_MS } from "../durable/router-object.ts";
+import type { Principal } from "../auth/principal.ts";
+import type { AppEnv } from "../env.ts";
+import { readUnaryBody, streamResponse } from "./connect-http.ts";
+
+const PARENT_REQUEST_HEADER = "x-parent-request-id";
+const PARENT_TOOL_CALL_HEADER = "x-parent-agent-tool-call-id";
+
+export async function handleRunSse(request: Request, env: AppEnv, principal: Principal): Promise<Response> {
+  checkSubagentHeaders(request);
+  const body = await readUnaryBody(request);
+  const requestId = decodeOrThrow(() => fromBinary(BidiRequestIdSchema, body), "BidiRequestId").requestId;
+  if (!requestId) throw new AppError("invalid_argument", "RunSSE needs a request_id");
+  const conversationId = await resolveConversation(env, principal, requestId);
+  const stream = await conversationStub(env, principal, conversationId).subscribe(requestId);
+  return streamResponse(stream);
+}
+
+export async function handleBidiAppend(request: Request, env: AppEnv, principal: Principal): Promise<void> {
+  checkSubagentHeaders(request);
+  const body = await readUnaryBody(request);
+  const append = decodeOrThrow(() => fromBinary(BidiAppendRequestSchema, body), "BidiAppendRequest");
+  const requestId = append.requestId?.requestId ?? "";
+  if (!requestId) throw new AppError("invalid_argument", "BidiAppend needs a request_id");
+  if (append.dataBinary.byteLength > 0) throw new AppError("invalid_argument", "BidiAppend data_binary is not supported; send hex in data");
+  const seqno = Number(append.appendSeqno);
+  if (!Number.isSafeInteger(seqno) || seqno < 0) throw new AppError("invalid_argument", "append_seqno must be a non-negative integer");
+  const bytes = hexToBytes(append.data);
+  const message = decodeOrThrow(() => decodeClientMessage(bytes), "AgentClientMessage");
+
+  const conversationId =
+    message.message.case === "runRequest"
+      ? await bindConversation(env, principal, requestId, message)
+      : await resolveConversation(env, principal, requestId);
+  await conversationStub(env, principal, conversationId).append({
+    principal: principal.id,
+    conversationId,
+    requestId,
+    seqno,
+    message: bytes,
+  });
+}
+
+async function bindConversation(
+  env: AppEnv,
+  principal: Principal,
+  requestId: string,
+  message: AgentClientMessage,
+): Promise<string> {
+  const run = message.message.case === "runRequest" ? message.message.value : undefined;
+  // The reference falls back to the request id when Cursor sends no conversation id.
+  const conversationId = run?.conversationId || requestId;
+  const result = await routerStub(env, principal).bind(requestId, conversationId);
+  if (result.status === "conflict") {
+    throw new AppError("invalid_argument", "request_id is already bound to another conversation");
+  }
+  return conversationId;
+}
+
+async function resolveConversation(env: AppEnv, principal: Principal, requestId: string): Promise<string> {
+  const conversationId = await routerStub(env, principal).resolve(requestId, ROUTE_WAIT_MS);
+  if (conversationId === null) {
+    throw new AppError("deadline_exceeded", `no run_request arrived for this request within ${ROUTE_WAIT_MS / 1000} s`);
+  }
+  return conversationId;
+}
+
+function routerStub(env: AppEnv, principal: Principal) {
+  return env.ROUTER.getByName(routerName(principal.id));
+}
+
+function conversationStub(env: AppEnv, principal: Principal, conversationId: string) {
+  return env.CONVERSATION.getByName(conversationName(principal.id, conversationId));
+}
+
+/** Subagent runs carry both parent headers; one without the other is a protocol error. */
+function checkSubagentHeaders(request: Request): void {
+  const hasParent = request.headers.has(PARENT_REQUEST_HEADER);
+  const hasToolCall = request.headers.has(PARENT_TOOL_CALL_HEADER);
+  if (hasParent !== hasToolCall) {
+    throw new AppError(
+      "invalid_argument",
+      `subagent requests need both ${PARENT_REQUEST_HEADER} and ${PARENT_TOOL_CALL_HEADER}`,
+    );
+  }
+}
+
+function decodeOrThrow<T>(decode: () => T, what: string): T {
+  try {
+    return decode();
+  } catch {
+    throw new AppError("invalid_argument", `protocol error: body is not a valid ${what}`);
+  }
+}
+
+export function hexToBytes(hex: string): Uint8Array {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) {
+    throw new AppError("invalid_argument", "BidiAppend data is not hex");
+  }
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}

@@ -1,0 +1,36 @@
+// The Connect end-stream payload: JSON `{}` on success, or `{"error":{...}}`.
+// Cursor fails with "invalid wire type" if this JSON arrives in a message frame,
+// so it only ever travels with FLAG_END_STREAM.
+import { AppError, type Code } from "./error.ts";
+import { encodeEnvelope, FLAG_END_STREAM } from "./envelope.ts";
+
+export interface EndStreamJson {
+  error?: { code: Code; message?: string; details?: { type: string; value: string }[] };
+}
+
+export function endStreamToJson(error?: AppError): EndStreamJson {
+  if (!error) return {};
+  const body: NonNullable<EndStreamJson["error"]> = { code: error.code };
+  if (error.message) body.message = error.message;
+  if (error.details.length > 0) {
+    body.details = error.details.map((d) => ({ type: d.type, value: base64NoPadding(d.value) }));
+  }
+  return { error: body };
+}
+
+export function encodeEndStream(error?: AppError): Uint8Array {
+  return encodeEnvelope(FLAG_END_STREAM, new TextEncoder().encode(JSON.stringify(endStreamToJson(error))));
+}
+
+/** The JSON error body of a failed unary call or a failed stream before it started. */
+export function errorToJsonBody(error: AppError): string {
+  return JSON.stringify(endStreamToJson(error).error);
+}
+
+function base64NoPadding(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/=+$/, "");
+}
+
+export { AppError };

@@ -1,0 +1,74 @@
+// Connect envelopes: 1 flag byte + 4-byte big-endian length + payload. The
+// decoder is incremental because HTTP chunks split and join frames freely.
+import { AppError } from "./error.ts";
+
+export const FLAG_MESSAGE = 0b0000_0000;
+export const FLAG_COMPRESSED = 0b0000_0001;
+export const FLAG_END_STREAM = 0b0000_0010;
+
+/** Largest frame we accept; Cursor's messages (blobs, tool results) stay far below. */
+export const FRAME_MAX_BYTES = 32 * 1024 * 1024;
+
+const HEADER_BYTES = 5;
+
+export interface Envelope {
+  flags: number;
+  data: Uint8Array;
+}
+
+export function encodeEnvelope(flags: number, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(HEADER_BYTES + data.byteLength);
+  out[0] = flags;
+  new DataView(out.buffer).setUint32(1, data.byteLength, false);
+  out.set(data, HEADER_BYTES);
+  return out;
+}
+
+/** Buffers partial chunks and yields every complete envelope, in order. */
+export class EnvelopeDecoder {
+  #buffer: Uint8Array = new Uint8Array(0);
+
+  constructor(readonly maxBytes: number = FRAME_MAX_BYTES) {}
+
+  push(chunk: Uint8Array): Envelope[] {
+    this.#buffer = concat(this.#buffer, chunk);
+    const frames: Envelope[] = [];
+    for (;;) {
+      if (this.#buffer.byteLength < HEADER_BYTES) return frames;
+      const view = new DataView(this.#buffer.buffer, this.#buffer.byteOffset, HEADER_BYTES);
+      const length = view.getUint32(1, false);
+      if (length > this.maxBytes) {
+        throw new AppError("resource_exhausted", `protocol error: frame of ${length} bytes exceeds ${this.maxBytes}`);
+      }
+      if (this.#buffer.byteLength < HEADER_BYTES + length) return frames;
+      frames.push({
+        flags: view.getUint8(0),
+        data: this.#buffer.slice(HEADER_BYTES, HEADER_BYTES + length),
+      });
+      this.#buffer = this.#buffer.subarray(HEADER_BYTES + length);
+    }
+  }
+
+  /** Call at end of input: leftover bytes mean the peer cut a frame. */
+  finish(): void {
+    if (this.#buffer.byteLength > 0) {
+      throw new AppError("invalid_argument", "protocol error: incomplete envelope");
+    }
+  }
+}
+
+export function decodeEnvelopes(bytes: Uint8Array): Envelope[] {
+  const decoder = new EnvelopeDecoder();
+  const frames = decoder.push(bytes);
+  decoder.finish();
+  return frames;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.byteLength === 0) return b;
+  if (b.byteLength === 0) return a;
+  const out = new Uint8Array(a.byteLength + b.byteLength);
+  out.set(a, 0);
+  out.set(b, a.byteLength);
+  return out;
+}

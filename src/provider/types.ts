@@ -1,0 +1,113 @@
+// The provider boundary: a provider-neutral conversation goes in, a stream of
+// model events comes out. Nothing here knows about Cursor, Connect or Durable Objects.
+
+export type ProviderKind = "openai-chat" | "openai-responses" | "anthropic";
+
+/** One configured model, as the operator wrote it (BYOK_MODELS or the team store). */
+export interface ModelConfig {
+  /** The name Cursor shows and sends back as `model_id`. */
+  name: string;
+  provider: ProviderKind;
+  baseUrl: string;
+  apiKey: string;
+  /** The provider's own model id. */
+  model: string;
+  contextWindow: number;
+  maxOutputTokens?: number;
+  reasoningEffort?: string;
+  headers?: Record<string, string>;
+  extraBody?: Record<string, unknown>;
+}
+
+export interface ToolCallPart {
+  id: string;
+  name: string;
+  /** The arguments exactly as the model produced them (JSON text). */
+  arguments: string;
+}
+
+/**
+ * History entries. They are stored as JSON and replayed unchanged, so the
+ * provider request prefix stays byte-identical from turn to turn.
+ */
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | {
+      role: "assistant";
+      content: string;
+      /** Reasoning text, replayed to providers that require it (DeepSeek, Kimi). */
+      reasoning?: string;
+      toolCalls?: ToolCallPart[];
+      /** Opaque provider state to replay (signatures, encrypted reasoning). */
+      replay?: unknown;
+    }
+  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  model: ModelConfig;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  signal: AbortSignal;
+  /** Stable key that lets providers route repeated prefixes to the same cache. */
+  cacheKey?: string;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+}
+
+export type FinishReason = "stop" | "tool_use" | "length";
+
+export type ModelEvent =
+  | { kind: "start"; modelCallId: string }
+  | { kind: "text_delta"; text: string }
+  | { kind: "thinking_delta"; text: string }
+  | { kind: "thinking_end" }
+  | { kind: "tool_call_start"; index: number; callId: string; name: string }
+  | { kind: "tool_call_delta"; index: number; delta: string }
+  | { kind: "tool_call_end"; index: number }
+  | { kind: "usage"; usage: Usage }
+  | { kind: "done"; finish: FinishReason };
+
+export type ProviderFailureKind = "rate_limit" | "authorization" | "transient" | "request";
+
+/** What a provider call measured, reported once the stream ends (for llm_calls rows). */
+export interface CallTimings {
+  httpStatus?: number;
+  /** ms from sending the request to the response headers. */
+  ttfbMs?: number;
+}
+
+export interface Provider {
+  /**
+   * Streams one model call. Throws ProviderError for classified failures; aborts
+   * with the signal's reason when it fires.
+   */
+  stream(request: ModelRequest, timings?: CallTimings): AsyncIterable<ModelEvent>;
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+  };
+}

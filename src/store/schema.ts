@@ -1,0 +1,89 @@
+// Tables of one conversation object's SQLite (drizzle, durable-sqlite). Each
+// object holds exactly one conversation, but rows still carry conversation_id so
+// that queries read plainly and exports stay self-describing.
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const conversations = sqliteTable("conversations", {
+  conversationId: text("conversation_id").primaryKey(),
+  principal: text("principal").notNull(),
+  activeRunId: text("active_run_id"),
+  lastModel: text("last_model"),
+  createdAtMs: integer("created_at_ms").notNull(),
+});
+
+export type RunStatus = "running" | "completed" | "cancelled" | "failed";
+
+export const runs = sqliteTable(
+  "runs",
+  {
+    runId: text("run_id").primaryKey(),
+    conversationId: text("conversation_id").notNull(),
+    requestId: text("request_id").notNull(),
+    status: text("status").$type<RunStatus>().notNull(),
+    model: text("model").notNull(),
+    providerCallIndex: integer("provider_call_index").notNull().default(0),
+    usageJson: text("usage_json"),
+    failureCode: text("failure_code"),
+    failureMessage: text("failure_message"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    finishedAtMs: integer("finished_at_ms"),
+  },
+  (t) => [index("runs_by_status").on(t.status)],
+);
+
+export type LlmCallStatus = "running" | "completed" | "cancelled" | "failed";
+
+/** One row per provider attempt, with its timings and the provider's own token counts. */
+export const llmCalls = sqliteTable(
+  "llm_calls",
+  {
+    callId: text("call_id").primaryKey(),
+    runId: text("run_id").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    providerCallIndex: integer("provider_call_index").notNull(),
+    attempt: integer("attempt").notNull().default(0),
+    providerType: text("provider_type").notNull(),
+    providerUrl: text("provider_url").notNull(),
+    modelId: text("model_id").notNull(),
+    displayName: text("display_name").notNull(),
+    status: text("status").$type<LlmCallStatus>().notNull(),
+    finishReason: text("finish_reason"),
+    messageCount: integer("message_count").notNull(),
+    toolCount: integer("tool_count").notNull(),
+    requestBytes: integer("request_bytes"),
+    httpStatus: integer("http_status"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    ttfbMs: integer("ttfb_ms"),
+    ttftMs: integer("ttft_ms"),
+    ttfrMs: integer("ttfr_ms"),
+    finishedAtMs: integer("finished_at_ms"),
+    durationMs: integer("duration_ms"),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    cacheReadTokens: integer("cache_read_tokens"),
+    cacheWriteTokens: integer("cache_write_tokens"),
+    reasoningTokens: integer("reasoning_tokens"),
+    error: text("error"),
+  },
+  (t) => [index("llm_calls_by_run").on(t.runId)],
+);
+
+/**
+ * The append-only model history. payload_json is the ChatMessage exactly as it
+ * was first sent to the provider; it is never rewritten, so prompt caches keep hitting.
+ */
+export const messages = sqliteTable(
+  "messages",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    conversationId: text("conversation_id").notNull(),
+    /** Idempotency key, e.g. `cursor:user:<message_id>`; null for model output. */
+    messageKey: text("message_key"),
+    runId: text("run_id"),
+    role: text("role").notNull(),
+    payloadJson: text("payload_json").notNull(),
+    createdAtMs: integer("created_at_ms").notNull(),
+  },
+  (t) => [uniqueIndex("messages_key").on(t.conversationId, t.messageKey).where(sql`message_key IS NOT NULL`)],
+);

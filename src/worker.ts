@@ -1,0 +1,55 @@
+// The edge: authenticates, validates, and routes. It holds no state; agent runs
+// live in per-conversation Durable Objects, found through per-principal routers.
+import { Hono } from "hono";
+import { authenticate, type Principal } from "./auth/principal.ts";
+import { UNARY_ROUTES } from "./catalog/unary-routes.ts";
+import { modelCatalogFromEnv } from "./config/models.ts";
+import type { AppEnv } from "./env.ts";
+import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http.ts";
+import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
+import { AppError, toAppError } from "./proto/connect/error.ts";
+
+export { ConversationObject } from "./durable/conversation-object.ts";
+export { RouterObject } from "./durable/router-object.ts";
+
+type HonoEnv = { Bindings: AppEnv; Variables: { principal: Principal } };
+
+const app = new Hono<HonoEnv>();
+
+app.get("/", (c) => c.json({ service: "byok-edge", protocol: "cursor agent.v1 over Connect" }));
+
+app.use("*", async function requirePrincipal(c, next) {
+  c.set("principal", await authenticate(c.req.raw, c.env));
+  await next();
+});
+
+app.post("/agent.v1.AgentService/RunSSE", (c) => handleRunSse(c.req.raw, c.env, c.var.principal));
+
+app.post("/aiserver.v1.BidiService/BidiAppend", async (c) => {
+  await handleBidiAppend(c.req.raw, c.env, c.var.principal);
+  return protoResponse(new Uint8Array(0));
+});
+
+app.post("/:service/:method", async (c) => {
+  const handler = UNARY_ROUTES.get(new URL(c.req.url).pathname);
+  if (!handler) throw unimplemented(c.req.path);
+  await readUnaryBody(c.req.raw); // validates framing; requests carry nothing we need
+  const models = modelCatalogFromEnv(c.env).models;
+  return protoResponse(handler({ models, principal: c.var.principal.id }));
+});
+
+app.all("*", (c) => {
+  throw unimplemented(c.req.path);
+});
+
+app.onError((err) => {
+  const error = toAppError(err);
+  if (error.code === "internal") console.error("byok-edge: request failed", error.cause);
+  return errorResponse(error);
+});
+
+function unimplemented(path: string): AppError {
+  return new AppError("unimplemented", `${path} is not served by byok-edge`);
+}
+
+export default app satisfies ExportedHandler<AppEnv>;

@@ -1,0 +1,35 @@
+// Runs in Node before the Workers test runtime starts: the fake provider server
+// and the reference wire schemas (compiled by buf from ../shared/reference).
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { TestProject } from "vitest/node";
+import { startFakeProviderServer } from "./support/fake-provider-server.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    fakeProviderPort: number;
+    /** base64 FileDescriptorSet of ../shared/reference/*.proto, or "" when absent. */
+    referenceDescriptorSet: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const server = await startFakeProviderServer();
+  project.provide("fakeProviderPort", server.port);
+  project.provide("referenceDescriptorSet", buildReferenceDescriptors());
+  return async () => {
+    await server.close();
+  };
+}
+
+function buildReferenceDescriptors(): string {
+  const dir = resolve(import.meta.dirname, "../../shared/reference");
+  if (!existsSync(dir)) return "";
+  const bytes = execFileSync(
+    resolve(import.meta.dirname, "../node_modules/.bin/buf"),
+    ["build", dir, "--as-file-descriptor-set", "-o", "-#format=binpb"],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  return bytes.toString("base64");
+}

@@ -1,0 +1,398 @@
+// Verifies the OpenAI Chat Completions provider against the scripted fake
+// provider: streaming, parsing, the request body, failures, abort and stalls.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import {
+  type ChatMessage,
+  createProvider,
+  type ModelConfig,
+  type ModelEvent,
+  type ModelRequest,
+  ProviderError,
+  type ProviderOptions,
+} from "../src/provider/index.ts";
+import {
+  chatChunk,
+  chatErrorChunk,
+  chatReasoning,
+  chatText,
+  chatToolCalls,
+  createScenario,
+  cutAfter,
+  hangAfter,
+  httpError,
+  type Scenario,
+  type ScriptedResponse,
+  withGates,
+} from "./support/fake-provider.ts";
+
+const API_KEY = "sk-test-never-logged-0123456789";
+
+function aModel(overrides: Partial<ModelConfig> = {}): ModelConfig {
+  const base = (env as unknown as { FAKE_PROVIDER_URL: string }).FAKE_PROVIDER_URL;
+  return {
+    name: "fake-model",
+    provider: "openai-chat",
+    baseUrl: `${base}/v1`,
+    apiKey: API_KEY,
+    model: "fake-1",
+    contextWindow: 128_000,
+    ...overrides,
+  };
+}
+
+function aRequest(scenario: Scenario, overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    model: aModel(),
+    messages: [
+      { role: "system", content: "You are a coding agent." },
+      { role: "user", content: `Fix the bug. ${scenario.marker}` },
+    ],
+    tools: [],
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+async function streamOf(responses: ScriptedResponse[], overrides: Partial<ModelRequest> = {}, options: ProviderOptions = {}) {
+  const scenario = await createScenario(responses);
+  const events = createProvider("openai-chat", options).stream(aRequest(scenario, overrides));
+  return { scenario, iterator: events[Symbol.asyncIterator]() };
+}
+
+async function collect(iterable: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
+  const events: ModelEvent[] = [];
+  for await (const event of iterable) events.push(event);
+  return events;
+}
+
+/** Events before the failure, and the failure itself. */
+async function collectUntilFailure(iterator: AsyncIterator<ModelEvent>): Promise<{ events: ModelEvent[]; error: unknown }> {
+  const events: ModelEvent[] = [];
+  try {
+    while (true) {
+      const step = await iterator.next();
+      if (step.done) throw new Error(`expected a failure, got a complete stream: ${JSON.stringify(events)}`);
+      events.push(step.value);
+    }
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+async function failureOf(responses: ScriptedResponse[]): Promise<ProviderError> {
+  const { iterator } = await streamOf(responses);
+  const { error } = await collectUntilFailure(iterator);
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
+}
+
+function remaining(iterator: AsyncIterator<ModelEvent>): AsyncIterable<ModelEvent> {
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
+describe("OpenAI Chat provider streaming", () => {
+  it("yields text while the provider is still streaming", async () => {
+    // Steps: 0 role, 1 "Hel", 2 "lo", ...; the gate holds everything from "lo" on.
+    const { scenario, iterator } = await streamOf([withGates(chatText(["Hel", "lo"]), { 2: "rest" })]);
+
+    expect((await iterator.next()).value).toMatchObject({ kind: "start" });
+    expect((await iterator.next()).value).toEqual({ kind: "text_delta", text: "Hel" });
+    await scenario.reached("rest");
+    await scenario.release("rest");
+
+    expect(await collect(remaining(iterator))).toEqual([
+      { kind: "text_delta", text: "lo" },
+      { kind: "usage", usage: { inputTokens: 12, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
+      { kind: "done", finish: "stop" },
+    ]);
+  });
+
+  it("uses the chunk id as the model call id", async () => {
+    const { iterator } = await streamOf([chatText(["hi"], { id: "chatcmpl-abc" })]);
+    expect((await iterator.next()).value).toEqual({ kind: "start", modelCallId: "chatcmpl-abc" });
+  });
+
+  it("turns reasoning_content into thinking deltas that end before the text", async () => {
+    const { iterator } = await streamOf([chatReasoning(["Let me ", "think."], ["Answer."])]);
+    const events = await collect(remaining(iterator));
+    expect(events.map((e) => e.kind)).toEqual([
+      "start",
+      "thinking_delta",
+      "thinking_delta",
+      "thinking_end",
+      "text_delta",
+      "usage",
+      "done",
+    ]);
+    expect(events.filter((e) => e.kind === "thinking_delta").map((e) => e.text)).toEqual(["Let me ", "think."]);
+  });
+
+  it("ends thinking before done when no text follows it", async () => {
+    const { iterator } = await streamOf([chatReasoning(["only thinking"], [])]);
+    const kinds = (await collect(remaining(iterator))).map((e) => e.kind);
+    expect(kinds).toEqual(["start", "thinking_delta", "thinking_end", "usage", "done"]);
+  });
+
+  it("streams parallel tool calls with split arguments per index and finishes with tool_use", async () => {
+    const calls = [
+      { id: "call_a", name: "read_file", args: ['{"pa', 'th":"a', '.ts"}'] },
+      { id: "call_b", name: "grep", args: ['{"pattern"', ':"TODO"}'] },
+    ];
+    const { iterator } = await streamOf([chatToolCalls(calls, { interleave: true })]);
+    const events = await collect(remaining(iterator));
+
+    expect(events.filter((e) => e.kind === "tool_call_start")).toEqual([
+      { kind: "tool_call_start", index: 0, callId: "call_a", name: "read_file" },
+      { kind: "tool_call_start", index: 1, callId: "call_b", name: "grep" },
+    ]);
+    const argumentsOf = (index: number) =>
+      events.flatMap((e) => (e.kind === "tool_call_delta" && e.index === index ? [e.delta] : [])).join("");
+    expect(JSON.parse(argumentsOf(0))).toEqual({ path: "a.ts" });
+    expect(JSON.parse(argumentsOf(1))).toEqual({ pattern: "TODO" });
+    expect(events.slice(-4)).toEqual([
+      { kind: "tool_call_end", index: 0 },
+      { kind: "tool_call_end", index: 1 },
+      expect.objectContaining({ kind: "usage" }),
+      { kind: "done", finish: "tool_use" },
+    ]);
+  });
+
+  it("reports tool_use for any finish once tool calls were seen", async () => {
+    const { iterator } = await streamOf([
+      chatToolCalls([{ id: "call_a", name: "ls", args: ["{}"] }], { finishReason: "stop" }),
+    ]);
+    const events = await collect(remaining(iterator));
+    expect(events.at(-1)).toEqual({ kind: "done", finish: "tool_use" });
+  });
+
+  it("maps finish_reason length to length", async () => {
+    const { iterator } = await streamOf([chatText(["trunc"], { finishReason: "length" })]);
+    expect((await collect(remaining(iterator))).at(-1)).toEqual({ kind: "done", finish: "length" });
+  });
+
+  it("reports usage with cached and reasoning tokens once, before done", async () => {
+    const usage = {
+      prompt_tokens: 1200,
+      completion_tokens: 300,
+      total_tokens: 1500,
+      prompt_tokens_details: { cached_tokens: 1024 },
+      completion_tokens_details: { reasoning_tokens: 128 },
+    };
+    const { iterator } = await streamOf([chatText(["ok"], { usage })]);
+    const events = await collect(remaining(iterator));
+    expect(events.filter((e) => e.kind === "usage")).toEqual([
+      {
+        kind: "usage",
+        usage: { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 1024, cacheWriteTokens: 0, reasoningTokens: 128 },
+      },
+    ]);
+    expect(events.at(-1)?.kind).toBe("done");
+  });
+
+  it("reads DeepSeek's prompt_cache_hit_tokens as cache reads", async () => {
+    const usage = { prompt_tokens: 500, completion_tokens: 20, prompt_cache_hit_tokens: 448, prompt_cache_miss_tokens: 52 };
+    const { iterator } = await streamOf([chatText(["ok"], { usage })]);
+    const events = await collect(remaining(iterator));
+    expect(events.find((e) => e.kind === "usage")).toMatchObject({ usage: { inputTokens: 500, cacheReadTokens: 448 } });
+  });
+
+  it("fills in the HTTP status and time to first byte", async () => {
+    const scenario = await createScenario([chatText(["ok"])]);
+    const timings: { httpStatus?: number; ttfbMs?: number } = {};
+    await collect(createProvider("openai-chat").stream(aRequest(scenario), timings));
+    expect(timings.httpStatus).toBe(200);
+    expect(timings.ttfbMs).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("OpenAI Chat provider request", () => {
+  const history = (marker: string): ChatMessage[] => [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: `List the files. ${marker}` },
+    {
+      role: "assistant",
+      content: "",
+      reasoning: "I should call ls.",
+      toolCalls: [{ id: "call_1", name: "ls", arguments: '{"path": "."}' }],
+    },
+    { role: "tool", toolCallId: "call_1", name: "ls", content: "a.ts\nb.ts" },
+    { role: "assistant", content: "Two files.", reasoning: "" },
+    { role: "user", content: "Thanks." },
+  ];
+
+  it("sends the same bytes for the same input and replays history unchanged", async () => {
+    const scenario = await createScenario([chatText(["one"]), chatText(["two"])]);
+    const request = (): ModelRequest => ({
+      model: aModel({
+        baseUrl: `${aModel().baseUrl}/`,
+        maxOutputTokens: 4096,
+        reasoningEffort: "high",
+        headers: { "x-team": "core" },
+        extraBody: { service_tier: "fast" },
+      }),
+      messages: history(scenario.marker),
+      tools: [{ name: "ls", description: "List files", parameters: { type: "object", properties: { path: { type: "string" } } } }],
+      signal: new AbortController().signal,
+      cacheKey: "conv-123",
+    });
+    const provider = createProvider("openai-chat");
+    await collect(provider.stream(request()));
+    await collect(provider.stream(request()));
+
+    const [first, second] = await scenario.requests(2);
+    expect(second?.body).toBe(first?.body);
+    expect(first?.path).toBe("/v1/chat/completions");
+    expect(first?.headers).toMatchObject({
+      authorization: `Bearer ${API_KEY}`,
+      "content-type": "application/json",
+      accept: "text/event-stream",
+      "x-team": "core",
+    });
+
+    const body = JSON.parse(first?.body ?? "{}") as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual([
+      "model",
+      "messages",
+      "tools",
+      "stream",
+      "stream_options",
+      "max_completion_tokens",
+      "reasoning_effort",
+      "prompt_cache_key",
+      "service_tier",
+    ]);
+    expect(body).toMatchObject({
+      model: "fake-1",
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 4096,
+      reasoning_effort: "high",
+      prompt_cache_key: "conv-123",
+      tools: [
+        {
+          type: "function",
+          function: { name: "ls", description: "List files", parameters: { type: "object", properties: { path: { type: "string" } } } },
+        },
+      ],
+    });
+    expect((body.messages as unknown[]).slice(2)).toEqual([
+      {
+        role: "assistant",
+        content: null,
+        reasoning_content: "I should call ls.",
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "ls", arguments: '{"path": "."}' } }],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "a.ts\nb.ts" },
+      { role: "assistant", content: "Two files.", reasoning_content: "" },
+      { role: "user", content: "Thanks." },
+    ]);
+  });
+
+  it("omits tools, optional limits and the cache key when none are given", async () => {
+    const scenario = await createScenario([chatText(["ok"])]);
+    await collect(createProvider("openai-chat").stream(aRequest(scenario)));
+    const [request] = await scenario.requests(1);
+    expect(Object.keys(JSON.parse(request?.body ?? "{}"))).toEqual(["model", "messages", "stream", "stream_options"]);
+  });
+});
+
+describe("OpenAI Chat provider failures", () => {
+  it("classifies 401 as authorization without echoing the key", async () => {
+    const error = await failureOf([httpError(401, `Incorrect API key provided: ${API_KEY}. Check it.`, {}, { code: "invalid_api_key" })]);
+    expect(error).toMatchObject({ kind: "authorization", status: 401, retryable: false });
+    expect(error.message).toContain("provider returned HTTP 401: Incorrect API key provided");
+    expect(error.message).not.toContain(API_KEY);
+    expect(error.message).not.toContain("sk-test");
+  });
+
+  it("classifies 429 as rate_limit and honours Retry-After seconds", async () => {
+    const error = await failureOf([httpError(429, "Rate limit reached", { "retry-after": "7" })]);
+    expect(error).toMatchObject({ kind: "rate_limit", status: 429, retryAfterMs: 7000, retryable: true });
+  });
+
+  it("classifies 500 as transient", async () => {
+    const error = await failureOf([httpError(500, "The server had an error")]);
+    expect(error).toMatchObject({ kind: "transient", status: 500, retryable: true });
+  });
+
+  it("classifies 400 as a request error", async () => {
+    const error = await failureOf([httpError(400, "Invalid 'messages[1].content'")]);
+    expect(error).toMatchObject({ kind: "request", status: 400, retryable: false });
+  });
+
+  it("classifies an in-stream error chunk by its code after forwarding earlier events", async () => {
+    const id = "chatcmpl-err";
+    const { iterator } = await streamOf([
+      { steps: [chatChunk(id, { content: "Hal" }), chatErrorChunk({ message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" })] },
+    ]);
+    const { events, error } = await collectUntilFailure(iterator);
+    expect(events.map((e) => e.kind)).toEqual(["start", "text_delta"]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: "rate_limit", message: "provider stream failed: Rate limit reached" });
+  });
+
+  it("fails a cut stream as transient", async () => {
+    const { iterator } = await streamOf([cutAfter(chatText(["partial"]), 2)]);
+    const { events, error } = await collectUntilFailure(iterator);
+    expect(events.map((e) => e.kind)).toEqual(["start", "text_delta"]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: "transient" });
+  });
+
+  it("fails a stream that closes without a finish_reason as transient", async () => {
+    const id = "chatcmpl-short";
+    const error = await failureOf([{ steps: [chatChunk(id, { role: "assistant", content: "" }), chatChunk(id, { content: "par" })] }]);
+    expect(error).toMatchObject({ kind: "transient", message: "provider stream ended before the response was complete" });
+  });
+
+  it("completes when the connection drops after finish_reason but before usage", async () => {
+    // Steps: 0 role, 1 text, 2 finish, 3 usage, ...: cut right after the finish chunk.
+    const { iterator } = await streamOf([cutAfter(chatText(["whole"]), 3)]);
+    const events = await collect(remaining(iterator));
+    expect(events.map((e) => e.kind)).toEqual(["start", "text_delta", "done"]);
+  });
+
+  it("stops at once with the abort reason when aborted mid-stream", async () => {
+    const controller = new AbortController();
+    const { iterator } = await streamOf([hangAfter(chatText(["a", "b"]), 2)], { signal: controller.signal });
+    expect((await iterator.next()).value).toMatchObject({ kind: "start" });
+    expect((await iterator.next()).value).toEqual({ kind: "text_delta", text: "a" });
+
+    const reason = new Error("user cancelled");
+    const pending = iterator.next();
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+  });
+
+  it("rejects with the abort reason when aborted before the request", async () => {
+    const controller = new AbortController();
+    const reason = new Error("cancelled early");
+    controller.abort(reason);
+    const { scenario, iterator } = await streamOf([chatText(["never"])], { signal: controller.signal });
+    await expect(iterator.next()).rejects.toBe(reason);
+    expect(await scenario.requests()).toEqual([]);
+  });
+
+  it("fails a stalled stream with a stall error after the stall timeout", async () => {
+    const { iterator } = await streamOf([withGates(chatText(["a", "b"]), { 2: "never" })], {}, { stallTimeoutMs: 200 });
+    const { events, error } = await collectUntilFailure(iterator);
+    expect(events.map((e) => e.kind)).toEqual(["start", "text_delta"]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: "transient", message: "provider stream stalled: no data for 0.2 s" });
+  });
+
+  it("fails to reach an unreachable provider with a transient error that hides the URL", async () => {
+    const scenario = await createScenario([]);
+    const request = aRequest(scenario, { model: aModel({ baseUrl: "http://127.0.0.1:1/v1?key=secret-in-url" }) });
+    const { error } = await collectUntilFailure(createProvider("openai-chat").stream(request)[Symbol.asyncIterator]());
+    expect(error).toMatchObject({ kind: "transient", message: "could not reach the provider" });
+  });
+});
+
+describe("createProvider()", () => {
+  it("rejects provider kinds that are not implemented yet", () => {
+    expect(() => createProvider("anthropic")).toThrow(ProviderError);
+    expect(() => createProvider("anthropic")).toThrow("provider anthropic is not supported yet");
+  });
+});

@@ -333,11 +333,14 @@ describe("OpenAI Chat provider failures", () => {
   });
 
   it("fails a cut stream as transient", async () => {
-    const { iterator } = await streamOf([cutAfter(chatText(["partial"]), 2)]);
-    const { events, error } = await collectUntilFailure(iterator);
-    expect(events.map((e) => e.kind)).toEqual(["start", "text_delta"]);
+    // Steps: 0 role, 1 text, then (gated so the text is read first) the socket is destroyed.
+    const { scenario, iterator } = await streamOf([withGates(cutAfter(chatText(["partial"]), 2), { 2: "cut" })]);
+    expect((await iterator.next()).value).toMatchObject({ kind: "start" });
+    expect((await iterator.next()).value).toEqual({ kind: "text_delta", text: "partial" });
+    await scenario.release("cut");
+    const { error } = await collectUntilFailure(iterator);
     expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ kind: "transient" });
+    expect(error).toMatchObject({ kind: "transient", message: "provider stream was interrupted" });
   });
 
   it("fails a stream that closes without a finish_reason as transient", async () => {
@@ -346,9 +349,9 @@ describe("OpenAI Chat provider failures", () => {
     expect(error).toMatchObject({ kind: "transient", message: "provider stream ended before the response was complete" });
   });
 
-  it("completes when the connection drops after finish_reason but before usage", async () => {
-    // Steps: 0 role, 1 text, 2 finish, 3 usage, ...: cut right after the finish chunk.
-    const { iterator } = await streamOf([cutAfter(chatText(["whole"]), 3)]);
+  it("completes when the stream stalls after finish_reason but before usage", async () => {
+    // Steps: 0 role, 1 text, 2 finish, 3 usage, ...: nothing is sent after the finish chunk.
+    const { iterator } = await streamOf([hangAfter(chatText(["whole"]), 3)], {}, { stallTimeoutMs: 100 });
     const events = await collect(remaining(iterator));
     expect(events.map((e) => e.kind)).toEqual(["start", "text_delta", "done"]);
   });

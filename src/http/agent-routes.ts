@@ -22,7 +22,7 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Pri
   if (!requestId) throw new AppError("invalid_argument", "RunSSE needs a request_id");
   const conversationId = await resolveConversation(env, principal, requestId);
   const stream = await conversationStub(env, principal, conversationId).subscribe(requestId);
-  return streamResponse(stream);
+  return streamResponse(stream, request.headers.get("accept"));
 }
 
 export async function handleBidiAppend(request: Request, env: AppEnv, principal: Principal): Promise<void> {

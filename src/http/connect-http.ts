@@ -66,12 +66,17 @@ export function errorResponse(error: AppError): Response {
   });
 }
 
-export function streamResponse(body: ReadableStream<Uint8Array>): Response {
+/**
+ * The RunSSE response. Cursor expects binary Connect envelopes labelled
+ * text/event-stream; a standard Connect peer that asks for
+ * application/connect+proto (Accept) gets the standard label for the same bytes.
+ */
+export function streamResponse(body: ReadableStream<Uint8Array>, accept: string | null): Response {
+  const contentType = accept?.includes("application/connect+proto") ? "application/connect+proto" : "text/event-stream";
   return new Response(body, {
     status: 200,
     headers: {
-      // Cursor expects binary Connect envelopes under this content type.
-      "content-type": "text/event-stream",
+      "content-type": contentType,
       "cache-control": "no-cache",
       "connect-protocol-version": "1",
     },

@@ -1,0 +1,67 @@
+// The unary calls Cursor makes around a run, answered from the configured models.
+import { describe, expect, it } from "vitest";
+import { exports } from "cloudflare:workers";
+import { fromBinary, type DescMessage } from "@bufbuild/protobuf";
+import {
+  AvailableModelsResponseSchema,
+  GetDefaultModelResponseSchema,
+  GetServerConfigResponseSchema,
+  Http2Config,
+} from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
+import { GetUsableModelsResponseSchema } from "../src/proto/gen/agent/v1/agent_pb.ts";
+import { BASE } from "./support/cursor-client.ts";
+
+async function unary<D extends DescMessage>(path: string, schema: D) {
+  const res = await exports.default.fetch(`${BASE}${path}`, {
+    method: "POST",
+    headers: { authorization: "Bearer test-token", "content-type": "application/proto" },
+    body: new Uint8Array(0),
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("application/proto");
+  return fromBinary(schema, new Uint8Array(await res.arrayBuffer()));
+}
+
+describe("catalogue and account calls", () => {
+  it("tells Cursor to use HTTP/1.1 RunSSE and BidiAppend on both GetServerConfig services", async () => {
+    for (const path of ["/aiserver.v1.AiService/GetServerConfig", "/aiserver.v1.ServerConfigService/GetServerConfig"]) {
+      const config = await unary(path, GetServerConfigResponseSchema);
+      expect(config.http2Config).toBe(Http2Config.FORCE_ALL_DISABLED);
+    }
+  });
+
+  it("lists the configured models with their context token limits", async () => {
+    const models = await unary("/aiserver.v1.AiService/AvailableModels", AvailableModelsResponseSchema);
+    expect(models.modelNames).toEqual(["fake-model", "fake-small"]);
+    expect(models.models.map((m) => [m.name, m.contextTokenLimit, m.supportsAgent])).toEqual([
+      ["fake-model", 128000, true],
+      ["fake-small", 32000, true],
+    ]);
+  });
+
+  it("offers the same models as usable on both services and names a default", async () => {
+    for (const path of ["/agent.v1.AgentService/GetUsableModels", "/aiserver.v1.AiService/GetUsableModels"]) {
+      const usable = await unary(path, GetUsableModelsResponseSchema);
+      expect(usable.models.map((m) => m.modelId)).toEqual(["fake-model", "fake-small"]);
+      expect(usable.models[0]?.credentials.case).toBe("apiKeyCredentials");
+    }
+    expect((await unary("/aiserver.v1.AiService/GetDefaultModel", GetDefaultModelResponseSchema)).model).toBe("fake-model");
+  });
+
+  it("answers IsConnected and the account calls Cursor makes at start-up", async () => {
+    for (const path of [
+      "/aiserver.v1.NetworkService/IsConnected",
+      "/aiserver.v1.AuthService/GetEmail",
+      "/aiserver.v1.DashboardService/GetMe",
+      "/aiserver.v1.DashboardService/GetTeams",
+      "/agent.v1.AgentService/UpdateConversationMetadata",
+    ]) {
+      const res = await exports.default.fetch(`${BASE}${path}`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-token", "content-type": "application/proto" },
+      });
+      expect(res.status, path).toBe(200);
+      await res.arrayBuffer();
+    }
+  });
+});

@@ -1,0 +1,23 @@
+// The per-request ordering of appends by append_seqno.
+import { describe, expect, it } from "vitest";
+import { OrderedInbox } from "../src/durable/inbox.ts";
+
+describe("OrderedInbox", () => {
+  it("releases appends that arrive in reverse order only when the gap fills, in seqno order", () => {
+    const inbox = new OrderedInbox<string>();
+    expect(inbox.push(3, "d")).toEqual({ status: "buffered" });
+    expect(inbox.push(2, "c")).toEqual({ status: "buffered" });
+    expect(inbox.push(1, "b")).toEqual({ status: "buffered" });
+    expect(inbox.push(0, "a")).toEqual({ status: "released", items: ["a", "b", "c", "d"] });
+    expect(inbox.next).toBe(4);
+  });
+
+  it("drops a duplicate of a buffered seqno and a stale seqno already released", () => {
+    const inbox = new OrderedInbox<string>();
+    expect(inbox.push(0, "a").status).toBe("released");
+    expect(inbox.push(0, "a again")).toEqual({ status: "stale" });
+    expect(inbox.push(2, "c")).toEqual({ status: "buffered" });
+    expect(inbox.push(2, "c again")).toEqual({ status: "duplicate" });
+    expect(inbox.push(1, "b")).toEqual({ status: "released", items: ["b", "c"] });
+  });
+});

@@ -1,0 +1,69 @@
+// How RunSSE and concurrent BidiAppends find their conversation and each other:
+// seqno order, heartbeats across gaps, and replay to late and second subscribers.
+import { describe, expect, it } from "vitest";
+import { chatText, createScenario, withGates } from "./support/fake-provider.ts";
+import { appendOk, FrameReader, heartbeat, runRequest, startTurn, updateCase } from "./support/cursor-client.ts";
+
+describe("routing appends and streams", () => {
+  it("answers a heartbeat that arrives before seqno 0 once the run_request binds the request", async () => {
+    const scenario = await createScenario([chatText(["ok"])]);
+    const requestId = crypto.randomUUID();
+    const reader = FrameReader.open(requestId);
+    // Seqnos 2 and 1 arrive first; both wait for the route, then for the gap.
+    const early = [appendOk(requestId, 2, heartbeat()), appendOk(requestId, 1, heartbeat())];
+    await appendOk(requestId, 0, runRequest({ conversationId: crypto.randomUUID(), text: `hi ${scenario.marker}` }));
+    await Promise.all(early);
+    const stream = await reader;
+    expect(await stream.end()).toEqual({});
+    expect(stream.text()).toBe("ok");
+    expect((await scenario.requests()).length).toBe(1);
+  });
+
+  it("answers a heartbeat at once even when an earlier seqno is still missing", async () => {
+    const scenario = await createScenario([withGates(chatText(["done"]), { 1: "hold" })]);
+    const { requestId, reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `wait ${scenario.marker}` });
+    await scenario.reached("hold");
+    // Seqno 1 never arrives; the heartbeat at seqno 5 must not wait for it.
+    await appendOk(requestId, 5, heartbeat());
+    await reader.until((f) => updateCase(f) === "heartbeat", "the server heartbeat");
+    await scenario.release("hold");
+    expect(await reader.end()).toEqual({});
+  });
+
+  it("ignores a duplicated run_request at seqno 0 instead of starting a second run", async () => {
+    const scenario = await createScenario([chatText(["once"])]);
+    const requestId = crypto.randomUUID();
+    const message = runRequest({ conversationId: crypto.randomUUID(), text: `once ${scenario.marker}` });
+    const reader = FrameReader.open(requestId);
+    await appendOk(requestId, 0, message);
+    await appendOk(requestId, 0, message);
+    expect(await (await reader).end()).toEqual({});
+    expect((await scenario.requests()).length).toBe(1);
+  });
+
+  it("replays every frame to a subscriber that arrives after the turn ended, and to a second one", async () => {
+    const scenario = await createScenario([chatText(["re", "play"])]);
+    const { requestId, reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `replay ${scenario.marker}` });
+    expect(await reader.end()).toEqual({});
+
+    const late = await FrameReader.open(requestId);
+    expect(await late.end()).toEqual({});
+    const second = await FrameReader.open(requestId);
+    expect(await second.end()).toEqual({});
+    const shape = (r: FrameReader) => r.frames.map((f) => (f.kind === "end" ? "end" : updateCase(f)));
+    expect(shape(late)).toEqual(shape(reader));
+    expect(shape(second)).toEqual(shape(reader));
+    expect(late.text()).toBe("replay");
+  });
+
+  it("gives a second live subscriber the frames it missed and then the same live frames", async () => {
+    const scenario = await createScenario([withGates(chatText(["a", "b"]), { 2: "mid" })]);
+    const { requestId, reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `two ${scenario.marker}` });
+    await reader.until((f) => updateCase(f) === "textDelta", "the first delta");
+    const second = await FrameReader.open(requestId);
+    await scenario.release("mid");
+    expect(await reader.end()).toEqual({});
+    expect(await second.end()).toEqual({});
+    expect(second.text()).toBe("ab");
+  });
+});

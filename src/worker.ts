@@ -7,6 +7,7 @@ import { modelCatalogFromEnv } from "./config/models.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http.ts";
 import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
+import { benchRoutes } from "./http/bench-routes.ts";
 import { AppError, toAppError } from "./proto/connect/error.ts";
 
 export { ConversationObject } from "./durable/conversation-object.ts";
@@ -29,6 +30,8 @@ app.post("/aiserver.v1.BidiService/BidiAppend", async (c) => {
   await handleBidiAppend(c.req.raw, c.env, c.var.principal);
   return protoResponse(new Uint8Array(0));
 });
+
+app.route("/__bench", benchRoutes); // answers only when BYOK_BENCH_ROUTES is "true"
 
 app.post("/:service/:method", async (c) => {
   const handler = UNARY_ROUTES.get(new URL(c.req.url).pathname);

@@ -1,8 +1,8 @@
 // One provider call of a run: records an llm_calls row, forwards text and
 // thinking to Cursor as the provider's chunks arrive, and collects the
 // assistant message and usage.
-import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
-import { updates } from "../proto/frames.ts";
+import type { AgentServerMessage, ToolCall } from "../proto/gen/agent/v1/agent_pb.ts";
+import { interactionUpdate, updates } from "../proto/frames.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import {
   emptyUsage,
@@ -18,6 +18,8 @@ import {
 import { ProviderError } from "../provider/failure.ts";
 
 export interface ModelCallInput {
+  /** The typed empty card of a tool, for the first partial_tool_call; undefined for unknown tools. */
+  cardFor?: (toolName: string) => ToolCall | undefined;
   runId: string;
   conversationId: string;
   model: ModelConfig;
@@ -27,6 +29,7 @@ export interface ModelCallInput {
 }
 
 export interface ModelCallResult {
+  modelCallId: string;
   assistant: Extract<ChatMessage, { role: "assistant" }>;
   usage: Usage;
   finish: FinishReason;
@@ -58,7 +61,7 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
 
   const started = Date.now();
   const timings: CallTimings = {};
-  const stream = new StreamCollector(deps.emit, started);
+  const stream = new StreamCollector(deps.emit, started, input.cardFor ?? (() => undefined), callId);
   try {
     for await (const event of deps.provider.stream(
       { model: input.model, messages: input.messages, tools: input.tools, signal: input.signal, cacheKey: input.conversationId },
@@ -96,14 +99,21 @@ class StreamCollector {
   #ttfrMs: number | undefined;
   readonly #toolCalls = new Map<number, ToolCallPart>();
 
+  #modelCallId: string;
+
   constructor(
     readonly emit: (message: AgentServerMessage) => void,
     readonly started: number,
-  ) {}
+    readonly cardFor: (toolName: string) => ToolCall | undefined,
+    fallbackModelCallId: string,
+  ) {
+    this.#modelCallId = fallbackModelCallId;
+  }
 
   accept(event: import("../provider/types.ts").ModelEvent): void {
     switch (event.kind) {
       case "start":
+        if (event.modelCallId) this.#modelCallId = event.modelCallId;
         return;
       case "thinking_delta":
         this.#ttfrMs ??= Date.now() - this.started;
@@ -120,13 +130,29 @@ class StreamCollector {
         this.#text += event.text;
         this.emit(updates.textDelta(event.text));
         return;
-      case "tool_call_start":
+      case "tool_call_start": {
         this.#closeThinking();
         this.#toolCalls.set(event.index, { id: event.callId, name: event.name, arguments: "" });
+        // The client shows an empty typed card at once, then the arguments as they stream.
+        const card = this.cardFor(event.name);
+        this.emit(
+          interactionUpdate({
+            case: "partialToolCall",
+            value: { callId: event.callId, argsTextDelta: "", modelCallId: this.#modelCallId, ...(card && { toolCall: card }) },
+          }),
+        );
         return;
+      }
       case "tool_call_delta": {
         const call = this.#toolCalls.get(event.index);
-        if (call) call.arguments += event.delta;
+        if (!call) return;
+        call.arguments += event.delta;
+        this.emit(
+          interactionUpdate({
+            case: "partialToolCall",
+            value: { callId: call.id, argsTextDelta: event.delta, modelCallId: this.#modelCallId },
+          }),
+        );
         return;
       }
       case "tool_call_end":
@@ -147,6 +173,7 @@ class StreamCollector {
     }
     const toolCalls = [...this.#toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     return {
+      modelCallId: this.#modelCallId,
       assistant: {
         role: "assistant",
         content: this.#text,

@@ -3,12 +3,16 @@
 // order; runs report their outcome here, and this is the one place that ends
 // a request's stream.
 import type { AgentClientMessage, AgentRunRequest } from "../proto/gen/agent/v1/agent_pb.ts";
+import { toHex } from "../agent/checkpoint.ts";
+import { RequestChannel } from "../agent/client-channel.ts";
+import { runAgent, type RunAction, type RunOutcome } from "../agent/run.ts";
+import { subagentModelResolver } from "../agent/subagent-model.ts";
+import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
 import { decodeClientMessage, HEARTBEAT_FRAME, serverFrame } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import type { ModelConfig, Provider, ProviderKind } from "../provider/types.ts";
-import { runTurn, type TurnOutcome } from "../agent/turn.ts";
 import { RUN_CANCELLED } from "../agent/errors.ts";
 import { Transport } from "./transport.ts";
 import { RunHandle } from "./run-handle.ts";
@@ -30,7 +34,7 @@ export interface RunSummary {
   runId: string;
   conversationId: string;
   model: string;
-  outcome: TurnOutcome;
+  outcome: RunOutcome;
 }
 
 export interface AppendInput {
@@ -40,6 +44,8 @@ export interface AppendInput {
   seqno: number;
   /** Serialized AgentClientMessage (the worker has validated it). */
   message: Uint8Array;
+  /** Set for a subagent's request (both x-parent-* headers). */
+  parent?: { requestId: string; toolCallId: string };
 }
 
 export type AppendResult =
@@ -96,12 +102,37 @@ export class ConversationSession {
       case "runRequest":
         this.#startRun(transport, message.message.value, input);
         return;
+      case "execClientMessage":
+        transport.channel?.deliverExec(message.message.value);
+        return;
+      case "execClientControlMessage":
+        transport.channel?.deliverControl(message.message.value);
+        return;
+      case "kvClientMessage":
+        transport.channel?.deliverKv(message.message.value);
+        return;
+      case "interactionResponse":
+        transport.channel?.deliverInteraction(message.message.value);
+        return;
+      case "conversationAction":
+        this.#onRuntimeAction(transport, message.message.value);
+        return;
       case "clientHeartbeat":
       case "prewarmRequest":
+      case undefined:
+        return;
+    }
+  }
+
+  /** Actions that arrive while a run is live (spec §3.6). */
+  #onRuntimeAction(transport: Transport, action: import("../proto/gen/agent/v1/agent_pb.ts").ConversationAction): void {
+    if (transport.state.kind !== "running") return;
+    switch (action.action.case) {
+      case "cancelAction":
+        transport.state.run.cancel("cancelled by the user");
         return;
       default:
-        // Exec/KV results and runtime actions arrive with tool rounds; until a
-        // run needs them they carry nothing to act on.
+        // Other runtime actions do not fail the run.
         return;
     }
   }
@@ -118,15 +149,11 @@ export class ConversationSession {
       return;
     }
     const model = resolved.model;
-    const action = request.action?.action;
-    if (action?.case !== "userMessageAction") {
-      this.#end(
-        transport,
-        new AppError("unimplemented", `conversation action ${action?.case ?? "(none)"} is not supported yet`),
-      );
+    const action = runAction(request);
+    if ("error" in action) {
+      this.#end(transport, action.error);
       return;
     }
-    const userMessage = action.value.userMessage;
 
     // One active run per conversation: a newer run replaces the older one.
     this.#active?.cancel("replaced by a newer run");
@@ -134,30 +161,37 @@ export class ConversationSession {
     this.deps.store.ensureConversation(input.conversationId, input.principal);
     this.deps.store.claimRun({ runId, conversationId: input.conversationId, requestId: input.requestId, model: model.name });
     const run = new RunHandle(runId, transport);
+    const emit = (message: import("../proto/gen/agent/v1/agent_pb.ts").AgentServerMessage) => transport.outbox.push(serverFrame(message));
+    const channel = new RequestChannel(emit, run.signal, transport.ids);
     transport.state = { kind: "running", run };
+    transport.channel = channel;
     this.#active = run;
     this.#ensureHeartbeat();
 
-    const done = runTurn(
-      {
-        store: this.deps.store,
-        provider: this.deps.provider(model.provider),
-        emit: (message) => {
-          if (!run.cancelled) transport.outbox.push(serverFrame(message));
-        },
-      },
+    const subagent = input.parent !== undefined || !!request.subagentTypeName;
+    const userMode = request.action?.action.case === "userMessageAction" ? request.action.action.value.userMessage?.mode : undefined;
+    const done = runAgent(
+      { store: this.deps.store, provider: this.deps.provider(model.provider), channel, emit },
       {
         runId,
+        requestId: input.requestId,
         conversationId: input.conversationId,
         model,
-        userMessageId: userMessage?.messageId ?? "",
-        userText: userMessage?.text ?? "",
+        action: action.action,
+        tools: subagent ? SUBAGENT_TOOLS : AGENT_TOOLS,
+        state: { todos: [], mode: userMode || request.conversationState?.mode || 1 },
+        ...clientState(request),
         signal: run.signal,
+        resolveSubagentModel: subagentModelResolver(
+          model.name,
+          this.deps.catalog().models.map((m) => m.name),
+          request.subagentModelOverrides,
+        ),
       },
     ).then(
       (outcome) => this.#finishRun(run, input.conversationId, model.name, outcome),
       (err: unknown) => {
-        // runTurn settles every failure itself; this is a bug guard, not a path.
+        // runAgent settles every failure itself; this is a bug guard, not a path.
         console.error("byok-edge: run crashed", runId, err);
         this.#finishRun(run, input.conversationId, model.name, {
           status: "failed",
@@ -170,8 +204,15 @@ export class ConversationSession {
     void done.finally(() => this.#runs.delete(done));
   }
 
-  #finishRun(run: RunHandle, conversationId: string, model: string, outcome: TurnOutcome): void {
-    const final: TurnOutcome = run.cancelled && outcome.status !== "cancelled" ? { status: "cancelled", usage: outcome.usage } : outcome;
+  #finishRun(run: RunHandle, conversationId: string, model: string, outcome: RunOutcome): void {
+    const transport = run.transport;
+    if (transport.channel) {
+      // Every exec still running is aborted before the stream ends.
+      if (outcome.status !== "completed") transport.channel.abortOpenExecs({ includeDetached: true });
+      transport.ids = transport.channel.ids;
+      transport.channel = null;
+    }
+    const final: RunOutcome = run.cancelled && outcome.status !== "cancelled" ? { status: "cancelled", usage: outcome.usage } : outcome;
     switch (final.status) {
       case "completed":
         this.deps.store.finishRun(run.runId, "completed", { usage: final.usage });
@@ -247,6 +288,29 @@ export class ConversationSession {
       }
     }, IDLE_HEARTBEAT_MS);
   }
+}
+
+/** What the run_request asks for; only user messages and resume start a run today. */
+function runAction(request: AgentRunRequest): { action: RunAction } | { error: AppError } {
+  const action = request.action?.action;
+  switch (action?.case) {
+    case "userMessageAction": {
+      const user = action.value.userMessage;
+      return { action: { kind: "user_message", messageId: user?.messageId ?? "", text: user?.text ?? "" } };
+    }
+    case "resumeAction":
+      return { action: { kind: "resume" } };
+    default:
+      return { error: new AppError("unimplemented", `conversation action ${action?.case ?? "(none)"} is not supported yet`) };
+  }
+}
+
+/** The client's own copy of the conversation, when it sent one with content. */
+function clientState(request: AgentRunRequest) {
+  const state = request.conversationState;
+  if (!state || state.rootPromptMessagesJson.length === 0) return {};
+  const prefetched = new Map(request.preFetchedBlobs.map((b) => [toHex(b.id), b.value] as const));
+  return { clientState: { state, prefetched } };
 }
 
 function randomHex(bytes: number): string {

@@ -4,6 +4,7 @@ import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { OrderedInbox } from "./inbox.ts";
 import { Outbox } from "./outbox.ts";
 import type { RunHandle } from "./run-handle.ts";
+import type { RequestChannel } from "../agent/client-channel.ts";
 
 export type TransportState =
   | { kind: "waiting" } // no run_request yet (RunSSE or a heartbeat came first)
@@ -14,6 +15,10 @@ export class Transport {
   readonly inbox = new OrderedInbox<AgentClientMessage>();
   readonly outbox: Outbox;
   state: TransportState = { kind: "waiting" };
+  /** The reverse-RPC channel of the running run, if any. */
+  channel: RequestChannel | null = null;
+  /** The request's exec/KV id space, continued by each run on this request. */
+  ids = { nextId: 1, nextKvId: 0 };
   readonly createdAtMs = Date.now();
 
   constructor(

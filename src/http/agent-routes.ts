@@ -26,7 +26,7 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Pri
 }
 
 export async function handleBidiAppend(request: Request, env: AppEnv, principal: Principal): Promise<void> {
-  checkSubagentHeaders(request);
+  const parent = checkSubagentHeaders(request);
   const body = await readUnaryBody(request);
   const append = decodeOrThrow(() => fromBinary(BidiAppendRequestSchema, body), "BidiAppendRequest");
   const requestId = append.requestId?.requestId ?? "";
@@ -47,6 +47,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
     requestId,
     seqno,
     message: bytes,
+    ...(parent && { parent }),
   });
 }
 
@@ -83,15 +84,16 @@ function conversationStub(env: AppEnv, principal: Principal, conversationId: str
 }
 
 /** Subagent runs carry both parent headers; one without the other is a protocol error. */
-function checkSubagentHeaders(request: Request): void {
-  const hasParent = request.headers.has(PARENT_REQUEST_HEADER);
-  const hasToolCall = request.headers.has(PARENT_TOOL_CALL_HEADER);
-  if (hasParent !== hasToolCall) {
+function checkSubagentHeaders(request: Request): { requestId: string; toolCallId: string } | undefined {
+  const requestId = request.headers.get(PARENT_REQUEST_HEADER);
+  const toolCallId = request.headers.get(PARENT_TOOL_CALL_HEADER);
+  if ((requestId === null) !== (toolCallId === null)) {
     throw new AppError(
       "invalid_argument",
       `subagent requests need both ${PARENT_REQUEST_HEADER} and ${PARENT_TOOL_CALL_HEADER}`,
     );
   }
+  return requestId !== null && toolCallId !== null ? { requestId, toolCallId } : undefined;
 }
 
 function decodeOrThrow<T>(decode: () => T, what: string): T {

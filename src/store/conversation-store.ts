@@ -1,10 +1,10 @@
 // The only code that touches a conversation object's SQLite. Queries are named by
 // intent; terminal run statuses are compare-and-set so a replaced run can never
 // overwrite what its replacement decided.
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { ChatMessage, FinishReason, Usage } from "../provider/types.ts";
-import { conversations, llmCalls, messages, runs, type LlmCallStatus, type RunStatus } from "./schema.ts";
+import { clientBlobs, conversations, llmCalls, messages, runs, type LlmCallStatus, type RunStatus } from "./schema.ts";
 
 export type Db = DrizzleSqliteDODatabase<Record<string, never>>;
 
@@ -45,6 +45,15 @@ export interface StoredMessage {
   seq: number;
   messageKey: string | null;
   message: ChatMessage;
+  /** Serialized ToolCall card of a tool message, for Cursor's turn structures. */
+  toolCard: Uint8Array | null;
+  requestId: string | null;
+}
+
+export interface NewMessage {
+  message: ChatMessage;
+  messageKey?: string;
+  toolCard?: Uint8Array;
 }
 
 export class ConversationStore {
@@ -204,22 +213,68 @@ export class ConversationStore {
     return this.db.select().from(llmCalls).where(eq(llmCalls.runId, runId)).orderBy(asc(llmCalls.createdAtMs)).all();
   }
 
+  /** The live branch of the history, oldest first. */
   history(conversationId: string): StoredMessage[] {
     return this.db
-      .select()
+      .select({
+        seq: messages.seq,
+        messageKey: messages.messageKey,
+        payloadJson: messages.payloadJson,
+        cursorStep: messages.cursorStep,
+        requestId: runs.requestId,
+      })
       .from(messages)
-      .where(eq(messages.conversationId, conversationId))
+      .leftJoin(runs, eq(runs.runId, messages.runId))
+      .where(and(eq(messages.conversationId, conversationId), isNull(messages.supersededByRunId)))
       .orderBy(asc(messages.seq))
       .all()
-      .map((row) => ({ seq: row.seq, messageKey: row.messageKey, message: JSON.parse(row.payloadJson) as ChatMessage }));
+      .map((row) => ({
+        seq: row.seq,
+        messageKey: row.messageKey,
+        message: JSON.parse(row.payloadJson) as ChatMessage,
+        toolCard: row.cursorStep ?? null,
+        requestId: row.requestId ?? null,
+      }));
+  }
+
+  /** A message of the live branch by its idempotency key. */
+  findByKey(conversationId: string, messageKey: string): StoredMessage | undefined {
+    return this.history(conversationId).find((m) => m.messageKey === messageKey);
+  }
+
+  /**
+   * Branches the history before `seq`: that message and everything after it leave
+   * the live branch (kept, marked with the run that branched), so the prefix
+   * before it is unchanged.
+   */
+  branchBefore(conversationId: string, seq: number, runId: string): void {
+    this.db
+      .update(messages)
+      .set({ supersededByRunId: runId })
+      .where(and(eq(messages.conversationId, conversationId), gte(messages.seq, seq), isNull(messages.supersededByRunId)))
+      .run();
+  }
+
+  ackedBlobs(ids: string[]): Set<string> {
+    if (ids.length === 0) return new Set();
+    const found = new Set<string>();
+    // SQLite caps bound parameters at 100 per statement in Durable Objects.
+    for (let i = 0; i < ids.length; i += 90) {
+      const rows = this.db.select({ id: clientBlobs.blobId }).from(clientBlobs).where(inArray(clientBlobs.blobId, ids.slice(i, i + 90))).all();
+      for (const row of rows) found.add(row.id);
+    }
+    return found;
+  }
+
+  markBlobsAcked(ids: string[]): void {
+    const now = Date.now();
+    this.db.transaction((tx) => {
+      for (const blobId of ids) tx.insert(clientBlobs).values({ blobId, ackedAtMs: now }).onConflictDoNothing().run();
+    });
   }
 
   /** Appends messages in one transaction; a message whose key exists is skipped (exactly once). */
-  appendMessages(
-    conversationId: string,
-    runId: string,
-    items: { message: ChatMessage; messageKey?: string }[],
-  ): void {
+  appendMessages(conversationId: string, runId: string, items: NewMessage[]): void {
     const now = Date.now();
     this.db.transaction((tx) => {
       for (const item of items) {
@@ -230,6 +285,7 @@ export class ConversationStore {
             messageKey: item.messageKey ?? null,
             role: item.message.role,
             payloadJson: JSON.stringify(item.message),
+            cursorStep: item.toolCard ?? null,
             createdAtMs: now,
           })
           .onConflictDoNothing()
@@ -238,15 +294,7 @@ export class ConversationStore {
     });
   }
 
-  hasMessageKey(conversationId: string, messageKey: string): boolean {
-    return (
-      this.db
-        .select({ seq: messages.seq })
-        .from(messages)
-        .where(and(eq(messages.conversationId, conversationId), eq(messages.messageKey, messageKey)))
-        .get() !== undefined
-    );
-  }
+
 }
 
 function cancelRunningCalls(tx: Pick<Db, "update">, runIds: string[], now: number): void {

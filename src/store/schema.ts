@@ -2,7 +2,14 @@
 // object holds exactly one conversation, but rows still carry conversation_id so
 // that queries read plainly and exports stay self-describing.
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { customType, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** BLOB columns as Uint8Array (DO SQLite hands back ArrayBuffers). */
+const bytes = customType<{ data: Uint8Array; driverData: ArrayBuffer | Uint8Array }>({
+  dataType: () => "blob",
+  toDriver: (value) => value,
+  fromDriver: (value) => new Uint8Array(value),
+});
 
 export const conversations = sqliteTable("conversations", {
   conversationId: text("conversation_id").primaryKey(),
@@ -83,7 +90,17 @@ export const messages = sqliteTable(
     runId: text("run_id"),
     role: text("role").notNull(),
     payloadJson: text("payload_json").notNull(),
+    /** What Cursor shows for this message: a serialized ConversationStep (or UserMessage). */
+    cursorStep: bytes("cursor_step"),
+    /** Set when an edited, re-sent earlier message branched the history before this one. */
+    supersededByRunId: text("superseded_by_run_id"),
     createdAtMs: integer("created_at_ms").notNull(),
   },
   (t) => [uniqueIndex("messages_key").on(t.conversationId, t.messageKey).where(sql`message_key IS NOT NULL`)],
 );
+
+/** Blobs the client has acknowledged (set_blob_result); they need not be sent again. */
+export const clientBlobs = sqliteTable("client_blobs", {
+  blobId: text("blob_id").primaryKey(),
+  ackedAtMs: integer("acked_at_ms").notNull(),
+});

@@ -8,6 +8,9 @@ import {
   AgentServerMessageSchema,
   type AgentClientMessage,
   type AgentServerMessage,
+  type ConversationStateStructure,
+  type ExecServerMessage,
+  type InteractionQuery,
 } from "../../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM, FLAG_MESSAGE } from "../../src/proto/connect/envelope.ts";
@@ -79,9 +82,25 @@ export async function bidiAppend(
   });
 }
 
-export async function appendOk(requestId: string, seqno: number, message: AgentClientMessage): Promise<void> {
-  const res = await bidiAppend(requestId, seqno, message);
-  if (res.status !== 200) throw new Error(`BidiAppend ${seqno} → ${res.status}: ${await res.text()}`);
+/** The highest seqno used per request, so automatic replies continue after the test's own appends. */
+const lastSeqno = new Map<string, number>();
+
+export function nextSeqno(requestId: string): number {
+  const next = (lastSeqno.get(requestId) ?? -1) + 1;
+  lastSeqno.set(requestId, next);
+  return next;
+}
+
+export async function appendOk(
+  requestId: string,
+  seqno: number | "next",
+  message: AgentClientMessage,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const n = seqno === "next" ? nextSeqno(requestId) : seqno;
+  lastSeqno.set(requestId, Math.max(lastSeqno.get(requestId) ?? -1, n));
+  const res = await bidiAppend(requestId, n, message, { headers });
+  if (res.status !== 200) throw new Error(`BidiAppend ${n} → ${res.status}: ${await res.text()}`);
   await res.arrayBuffer();
 }
 
@@ -98,44 +117,124 @@ export type Frame =
   | { kind: "message"; message: AgentServerMessage }
   | { kind: "end"; json: { error?: { code: string; message?: string; details?: { type: string; value: string }[] } } };
 
-/** Reads a RunSSE body frame by frame; every wait is bounded. */
+export interface ClientBehaviour {
+  /** Answer kv set_blob with success (default true); false models a client that never acknowledges. */
+  ackBlobs?: boolean;
+  /** Answer every server message that needs a reply (false for replay readers). */
+  respond?: boolean;
+  /** Called for each exec_server_message; reply with `reader.send(...)`. */
+  onExec?: (exec: ExecServerMessage, reader: FrameReader) => void | Promise<void>;
+  /** Called for each interaction_query. */
+  onInteraction?: (query: InteractionQuery, reader: FrameReader) => void | Promise<void>;
+  /** Extra headers on the automatic appends (subagent parent headers). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Reads a RunSSE body in the background, frame by frame, and acts like Cursor:
+ * stores blobs the server sets, acknowledges them, serves get_blob, and hands
+ * exec and interaction requests to the test. Every wait is bounded.
+ */
 export class FrameReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new EnvelopeDecoder();
-  readonly #queue: Frame[] = [];
   readonly frames: Frame[] = [];
-  #done = false;
+  /** The client's KV store: blob id (hex) → bytes. */
+  readonly blobs = new Map<string, Uint8Array>();
+  #cursor = 0;
+  #closed = false;
+  #failure: unknown;
+  #wake: (() => void) | undefined;
+  readonly #replies: Promise<void>[] = [];
 
-  constructor(body: ReadableStream<Uint8Array>) {
+  constructor(
+    body: ReadableStream<Uint8Array>,
+    readonly requestId: string,
+    readonly behaviour: ClientBehaviour = {},
+  ) {
     this.#reader = body.getReader();
+    void this.#pump();
   }
 
-  static async open(requestId: string): Promise<FrameReader> {
-    const res = await runSse(requestId);
+  static async open(requestId: string, behaviour: ClientBehaviour = {}): Promise<FrameReader> {
+    const res = await runSse(requestId, behaviour.headers ? { headers: behaviour.headers } : {});
     if (res.status !== 200 || !res.body) throw new Error(`RunSSE → ${res.status}: ${await res.text()}`);
-    return new FrameReader(res.body);
+    return new FrameReader(res.body, requestId, behaviour);
   }
 
-  /** The next frame, or null when the body closed. */
-  async next(timeoutMs = WAIT_MS): Promise<Frame | null> {
-    while (this.#queue.length === 0) {
-      if (this.#done) return null;
-      const { value, done } = await withTimeout(this.#reader.read(), timeoutMs, "the next RunSSE frame");
-      if (done) {
-        this.#decoder.finish();
-        this.#done = true;
-        continue;
+  /** Sends a client message with the request's next seqno. */
+  send(message: AgentClientMessage): Promise<void> {
+    const reply = appendOk(this.requestId, "next", message, this.behaviour.headers ?? {});
+    this.#replies.push(reply);
+    return reply;
+  }
+
+  async #pump(): Promise<void> {
+    try {
+      for (;;) {
+        const { value, done } = await this.#reader.read();
+        if (done) {
+          this.#decoder.finish();
+          break;
+        }
+        for (const env of this.#decoder.push(value)) {
+          const frame: Frame =
+            env.flags & FLAG_END_STREAM
+              ? { kind: "end", json: JSON.parse(new TextDecoder().decode(env.data)) }
+              : { kind: "message", message: fromBinary(AgentServerMessageSchema, env.data) };
+          this.frames.push(frame);
+          if (this.behaviour.respond !== false) await this.#respond(frame);
+        }
+        this.#notify();
       }
-      for (const env of this.#decoder.push(value)) {
-        const frame: Frame =
-          env.flags & FLAG_END_STREAM
-            ? { kind: "end", json: JSON.parse(new TextDecoder().decode(env.data)) }
-            : { kind: "message", message: fromBinary(AgentServerMessageSchema, env.data) };
-        this.#queue.push(frame);
-        this.frames.push(frame);
-      }
+    } catch (err) {
+      this.#failure = err;
     }
-    return this.#queue.shift() ?? null;
+    this.#closed = true;
+    this.#notify();
+  }
+
+  async #respond(frame: Frame): Promise<void> {
+    if (frame.kind !== "message") return;
+    const m = frame.message.message;
+    if (m.case === "kvServerMessage") {
+      const kv = m.value;
+      if (kv.message.case === "setBlobArgs") {
+        this.blobs.set(toHex(kv.message.value.blobId), kv.message.value.blobData);
+        if (this.behaviour.ackBlobs === false) return;
+        void this.send(clientMessage({ message: { case: "kvClientMessage", value: { id: kv.id, message: { case: "setBlobResult", value: {} } } } }));
+      } else if (kv.message.case === "getBlobArgs") {
+        const data = this.blobs.get(toHex(kv.message.value.blobId));
+        void this.send(
+          clientMessage({
+            message: { case: "kvClientMessage", value: { id: kv.id, message: { case: "getBlobResult", value: data ? { blobData: data } : {} } } },
+          }),
+        );
+      }
+    } else if (m.case === "execServerMessage" && this.behaviour.onExec) {
+      this.#replies.push(Promise.resolve(this.behaviour.onExec(m.value, this)));
+    } else if (m.case === "interactionQuery" && this.behaviour.onInteraction) {
+      this.#replies.push(Promise.resolve(this.behaviour.onInteraction(m.value, this)));
+    }
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** The next frame not yet returned, or null when the body closed. */
+  async next(timeoutMs = WAIT_MS): Promise<Frame | null> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#cursor >= this.frames.length) {
+      if (this.#failure) throw this.#failure;
+      if (this.#closed) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for the next RunSSE frame`);
+      await withTimeout(new Promise<void>((resolve) => (this.#wake = resolve)), left, "the next RunSSE frame");
+    }
+    return this.frames[this.#cursor++] ?? null;
   }
 
   /** Reads until a frame matches, returning it. */
@@ -147,13 +246,14 @@ export class FrameReader {
     }
   }
 
-  /** Reads to the end: returns the end-stream frame, checking it is the only one and last. */
+  /** Reads to the end: returns the end-stream frame, checking it is the only one, last, and the body closed. */
   async end(timeoutMs = WAIT_MS): Promise<Extract<Frame, { kind: "end" }>["json"]> {
     const end = await this.until((f) => f.kind === "end", "the end-stream frame", timeoutMs);
     const after = await this.next(timeoutMs);
     if (after !== null) throw new Error("a frame followed the end-stream frame");
     const ends = this.frames.filter((f) => f.kind === "end").length;
     if (ends !== 1) throw new Error(`expected exactly one end-stream frame, saw ${ends}`);
+    await Promise.all(this.#replies);
     return (end as Extract<Frame, { kind: "end" }>).json;
   }
 
@@ -170,11 +270,22 @@ export class FrameReader {
     );
   }
 
+  /** Every server message's kind in order: the update case, or the message case. */
+  kinds(): string[] {
+    return this.frames.map((f) => (f.kind === "end" ? "end" : (updateCase(f) ?? f.message.message.case ?? "empty")));
+  }
+
   text(): string {
     return this.updates()
       .filter((u) => u.case === "textDelta")
       .map((u) => (u.value as { text: string }).text)
       .join("");
+  }
+
+  checkpoints(): ConversationStateStructure[] {
+    return this.frames.flatMap((f) =>
+      f.kind === "message" && f.message.message.case === "conversationCheckpointUpdate" ? [f.message.message.value] : [],
+    );
   }
 }
 
@@ -184,9 +295,12 @@ export function updateCase(frame: Frame): string | undefined {
 }
 
 /** Starts a turn on a fresh request: RunSSE first, then the run_request at seqno 0. */
-export async function startTurn(opts: RunRequestOptions): Promise<{ requestId: string; reader: FrameReader }> {
+export async function startTurn(
+  opts: RunRequestOptions & { message?: AgentClientMessage },
+  behaviour: ClientBehaviour = {},
+): Promise<{ requestId: string; reader: FrameReader }> {
   const requestId = opts.requestId ?? crypto.randomUUID();
-  const readerPromise = FrameReader.open(requestId);
-  await appendOk(requestId, 0, runRequest({ ...opts, requestId }));
+  const readerPromise = FrameReader.open(requestId, behaviour);
+  await appendOk(requestId, 0, opts.message ?? runRequest({ ...opts, requestId }), behaviour.headers ?? {});
   return { requestId, reader: await readerPromise };
 }

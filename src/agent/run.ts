@@ -1,0 +1,159 @@
+// One run of the agent: prepare the history (recover, branch, append the user's
+// message), then model call → tool round → model call … until the model answers
+// without tools; checkpoints between, turn_ended and the checkpoint tail last.
+import type { AgentServerMessage, ConversationStateStructure } from "../proto/gen/agent/v1/agent_pb.ts";
+import { updates } from "../proto/frames.ts";
+import { AppError } from "../proto/connect/error.ts";
+import type { ConversationStore, NewMessage } from "../store/conversation-store.ts";
+import { addUsage, emptyUsage, type ChatMessage, type ModelConfig, type Provider, type Usage } from "../provider/types.ts";
+import { callModel } from "./model-call.ts";
+import { SYSTEM_PROMPT } from "./prompt.ts";
+import { runFailure } from "./errors.ts";
+import type { RequestChannel } from "./client-channel.ts";
+import { prepareCheckpoint } from "./checkpoint-sync.ts";
+import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
+import { runToolRound } from "./tool-round.ts";
+import { recoverHistory } from "./recovery.ts";
+import { projectHistory } from "./history-projection.ts";
+import type { Tool, ToolSessionState } from "./tools/types.ts";
+
+/** A run that keeps calling tools stops here rather than looping forever. */
+export const MAX_MODEL_CALLS_PER_RUN = 100;
+
+export type RunAction = { kind: "user_message"; messageId: string; text: string } | { kind: "resume" };
+
+export interface RunInput {
+  runId: string;
+  requestId: string;
+  conversationId: string;
+  model: ModelConfig;
+  action: RunAction;
+  tools: readonly Tool[];
+  state: ToolSessionState;
+  /** The client's copy of the conversation, used when this object has none. */
+  clientState?: { state: ConversationStateStructure; prefetched: Map<string, Uint8Array> };
+  signal: AbortSignal;
+  resolveSubagentModel(requested: string | undefined, subagentType: string): string;
+}
+
+export interface RunDeps {
+  store: ConversationStore;
+  provider: Provider;
+  channel: RequestChannel;
+  emit: (message: AgentServerMessage) => void;
+}
+
+export type RunOutcome =
+  | { status: "completed"; usage: Usage }
+  | { status: "cancelled"; usage: Usage }
+  | { status: "failed"; usage: Usage; error: AppError };
+
+export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutcome> {
+  let usage = emptyUsage();
+  let lastCallTokens = 0;
+  const prepare = (pending?: Extract<ChatMessage, { role: "assistant" }>) =>
+    prepareCheckpoint(deps, {
+      history: deps.store.history(input.conversationId),
+      ...(pending && { pending }),
+      usedTokens: lastCallTokens,
+      maxTokens: input.model.contextWindow,
+      mode: input.state.mode,
+      todos: input.state.todos,
+    });
+  const checkpoint = async (pending?: Extract<ChatMessage, { role: "assistant" }>) => deps.emit(await prepare(pending));
+  try {
+    await prepareHistory(deps, input);
+    // Resume: tool calls left pending by an interrupted run run first, before any model call.
+    const pending = pendingCalls(deps.store, input.conversationId);
+    if (pending) {
+      await runToolRound(deps, { ...roundInput(input, "resume"), calls: pending.calls });
+      await checkpoint();
+    }
+    for (let call = 0; ; call++) {
+      if (call >= MAX_MODEL_CALLS_PER_RUN) {
+        throw new AppError("resource_exhausted", `the run stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls`);
+      }
+      const messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message), input.action);
+      const result = await callModel(deps, {
+        runId: input.runId,
+        conversationId: input.conversationId,
+        model: input.model,
+        messages,
+        tools: input.tools.map((t) => t.definition),
+        cardFor: (name) => input.tools.find((t) => t.name === name)?.emptyCard(),
+        signal: input.signal,
+      });
+      usage = addUsage(usage, result.usage);
+      lastCallTokens = result.usage.inputTokens + result.usage.outputTokens;
+      input.signal.throwIfAborted();
+      deps.store.appendMessages(input.conversationId, input.runId, [{ message: result.assistant }]);
+      const calls = result.assistant.toolCalls ?? [];
+      if (calls.length === 0) break;
+      await checkpoint(result.assistant); // staged: calls pending
+      await runToolRound(deps, { ...roundInput(input, result.modelCallId), calls });
+      await checkpoint(); // settled: the barrier before the next model call
+    }
+    // The fixed tail: blobs acknowledged, turn_ended, then staged → settled → settled.
+    const final = await prepare();
+    deps.emit(updates.turnEnded(usage));
+    for (let i = 0; i < 3; i++) deps.emit(final);
+    return { status: "completed", usage };
+  } catch (err) {
+    if (input.signal.aborted) return { status: "cancelled", usage };
+    const error = runFailure(err, input.model.name);
+    if (error.code === "internal") console.error("byok-edge: run failed", input.runId, error.cause);
+    deps.channel.abortOpenExecs({ includeDetached: true });
+    return { status: "failed", usage, error };
+  }
+}
+
+function roundInput(input: RunInput, modelCallId: string) {
+  return {
+    runId: input.runId,
+    requestId: input.requestId,
+    conversationId: input.conversationId,
+    modelCallId,
+    tools: input.tools,
+    state: input.state,
+    signal: input.signal,
+    resolveSubagentModel: input.resolveSubagentModel,
+  };
+}
+
+async function prepareHistory(deps: RunDeps, input: RunInput): Promise<void> {
+  const { store } = deps;
+  if (store.history(input.conversationId).length === 0 && input.clientState) {
+    const recovered = await recoverHistory(deps.channel, input.clientState.state, input.clientState.prefetched);
+    store.appendMessages(input.conversationId, input.runId, recovered);
+  }
+  const items: NewMessage[] = [];
+  if (store.history(input.conversationId).length === 0) {
+    items.push({ message: { role: "system", content: SYSTEM_PROMPT }, messageKey: "system" });
+  }
+  if (input.action.kind === "user_message") {
+    const key = `${USER_MESSAGE_KEY_PREFIX}${input.action.messageId || input.runId}`;
+    const existing = store.findByKey(input.conversationId, key);
+    const sameText = existing?.message.role === "user" && existing.message.content === input.action.text;
+    if (existing && !sameText) {
+      // An earlier message re-sent with new text: branch before it.
+      store.branchBefore(input.conversationId, existing.seq, input.runId);
+    }
+    if (!existing || !sameText) items.push({ message: { role: "user", content: input.action.text }, messageKey: key });
+  }
+  store.appendMessages(input.conversationId, input.runId, items);
+}
+
+/** The last assistant message's tool calls that have no result yet (an interrupted round). */
+function pendingCalls(store: ConversationStore, conversationId: string) {
+  const history = store.history(conversationId);
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!.message;
+    if (m.role === "user" || m.role === "system") return undefined;
+    if (m.role !== "assistant") continue;
+    const answered = new Set(history.slice(i + 1).flatMap((h) => (h.message.role === "tool" ? [h.message.toolCallId] : [])));
+    const calls = (m.toolCalls ?? []).filter((c) => !answered.has(c.id));
+    return calls.length > 0 ? { calls } : undefined;
+  }
+  return undefined;
+}
+

@@ -1,0 +1,91 @@
+// One tool round: every call of one model response runs at once; each result is
+// committed when it completes (completion order) and the round ends when all
+// have. The stored history keeps the calls in their assistant message, so the
+// next request regroups the round exactly as the model produced it.
+import { create, toBinary } from "@bufbuild/protobuf";
+import { ToolCallSchema, type AgentServerMessage, type ToolCall } from "../proto/gen/agent/v1/agent_pb.ts";
+import { interactionUpdate } from "../proto/frames.ts";
+import { isAbortError } from "../proto/connect/error.ts";
+import type { ConversationStore } from "../store/conversation-store.ts";
+import type { ToolCallPart } from "../provider/types.ts";
+import type { RequestChannel } from "./client-channel.ts";
+import type { Tool, ToolResult, ToolSessionState } from "./tools/types.ts";
+
+export interface RoundDeps {
+  store: ConversationStore;
+  channel: RequestChannel;
+  emit: (message: AgentServerMessage) => void;
+}
+
+export interface RoundInput {
+  runId: string;
+  requestId: string;
+  conversationId: string;
+  modelCallId: string;
+  calls: ToolCallPart[];
+  tools: readonly Tool[];
+  state: ToolSessionState;
+  signal: AbortSignal;
+  resolveSubagentModel(requested: string | undefined, subagentType: string): string;
+}
+
+export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<void> {
+  await Promise.all(input.calls.map((call) => runOneCall(deps, input, call)));
+}
+
+async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart): Promise<void> {
+  const tool = input.tools.find((t) => t.name === call.name);
+  const startedAtMs = BigInt(Date.now());
+  let result: ToolResult | { content: string; isError: true; card: undefined };
+  if (!tool) {
+    result = { content: `Unknown tool "${call.name}". Use one of: ${input.tools.map((t) => t.name).join(", ")}.`, isError: true, card: undefined };
+  } else {
+    const parsed = tool.parse(call.arguments || "{}");
+    if (!parsed.ok) {
+      result = { content: parsed.error, isError: true, card: withIds(tool.emptyCard(), call.id, startedAtMs) };
+    } else {
+      const started = withIds(tool.startedCard(parsed.args, call.id), call.id, startedAtMs);
+      deps.emit(interactionUpdate({ case: "toolCallStarted", value: { callId: call.id, toolCall: started, modelCallId: input.modelCallId } }));
+      try {
+        result = await tool.run(parsed.args, {
+          toolCallId: call.id,
+          modelCallId: input.modelCallId,
+          conversationId: input.conversationId,
+          requestId: input.requestId,
+          client: deps.channel,
+          emit: deps.emit,
+          signal: input.signal,
+          state: input.state,
+          resolveSubagentModel: input.resolveSubagentModel,
+        });
+      } catch (err) {
+        if (input.signal.aborted || isAbortError(err)) throw err;
+        console.error("byok-edge: tool failed", call.name, err instanceof Error ? err.name : "error");
+        result = { content: `The ${call.name} tool failed unexpectedly.`, isError: true, card: started };
+      } finally {
+        deps.channel.release(call.id);
+      }
+    }
+  }
+  input.signal.throwIfAborted();
+  const card = result.card ? withIds(result.card, call.id, startedAtMs, BigInt(Date.now())) : undefined;
+  deps.store.appendMessages(input.conversationId, input.runId, [
+    {
+      message: { role: "tool", toolCallId: call.id, name: call.name, content: result.content, ...(result.isError && { isError: true }) },
+      ...(card && { toolCard: toBinary(ToolCallSchema, card) }),
+    },
+  ]);
+  if (card) {
+    // Without tool_call_completed the client's card spins forever.
+    deps.emit(interactionUpdate({ case: "toolCallCompleted", value: { callId: call.id, toolCall: card, modelCallId: input.modelCallId } }));
+  }
+}
+
+function withIds(card: ToolCall, toolCallId: string, startedAtMs: bigint, completedAtMs?: bigint): ToolCall {
+  return create(ToolCallSchema, {
+    ...card,
+    toolCallId,
+    startedAtMs,
+    ...(completedAtMs !== undefined && { completedAtMs }),
+  });
+}

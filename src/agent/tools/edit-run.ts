@@ -1,0 +1,104 @@
+// The edit pipeline shared by Write and StrReplace (spec §3.5): a hidden
+// read_args fetches the current file, the server computes the new text, the UI
+// gets it as an edit delta, and a second exec writes it with write_args.
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { EditResultSchema, ToolCall, WriteResult } from "../../proto/gen/agent/v1/agent_pb.ts";
+import { failure, success, toolCard } from "./card.ts";
+import { emitEditContent } from "./deltas.ts";
+import { nextReply, type Reply } from "./exec-reply.ts";
+import { lineDiff } from "./line-diff.ts";
+import { readErrorText } from "./read.ts";
+import { normalizeNewlines } from "./text-lines.ts";
+import type { ToolContext, ToolResult } from "./types.ts";
+
+type EditResultInit = MessageInitShape<typeof EditResultSchema>;
+
+/** The file as the hidden read found it. */
+export type CurrentFile = { exists: false } | { exists: true; text: string; complete: boolean };
+
+export interface EditPlan {
+  path: string;
+  /** Shown in the card while the edit runs (Write: the new content). */
+  streamContent?: string;
+  /** Computes the new full text, or a message for the model; nothing is written on failure. */
+  compute(current: CurrentFile): Reply<string>;
+  /** The model's summary, e.g. "Wrote a.ts (+3 -1 lines)". */
+  summary(created: boolean, added: number, removed: number): string;
+}
+
+export function editCard(plan: Pick<EditPlan, "path" | "streamContent">, result?: EditResultInit): ToolCall {
+  return toolCard({ case: "editToolCall", value: { args: { path: plan.path, streamContent: plan.streamContent }, result } });
+}
+
+export async function runEdit(plan: EditPlan, ctx: ToolContext): Promise<ToolResult> {
+  const { path } = plan;
+  const fail = (message: string, result: EditResultInit = { result: { case: "error", value: { path, error: message, modelVisibleError: message } } }) =>
+    failure(message, editCard(plan, result));
+
+  const read = ctx.client.exec({ case: "readArgs", value: { path, toolCallId: ctx.toolCallId } }, { toolCallId: ctx.toolCallId });
+  const readReply = await nextReply(read, "readResult");
+  if (!readReply.ok) return fail(readReply.error);
+  const outcome = readReply.value.result;
+  let current: CurrentFile;
+  switch (outcome.case) {
+    case "success":
+      if (outcome.value.output.case === "data") return fail(`${path} is a binary file; it cannot be edited as text.`);
+      current = { exists: true, text: normalizeNewlines(outcome.value.output.value ?? ""), complete: !outcome.value.truncated };
+      break;
+    case "fileNotFound":
+      current = { exists: false };
+      break;
+    case "permissionDenied":
+      return fail(readErrorText(path, outcome), { result: { case: "readPermissionDenied", value: { path } } });
+    default:
+      return fail(readErrorText(path, outcome));
+  }
+
+  const computed = plan.compute(current);
+  if (!computed.ok) return fail(computed.error);
+  const after = computed.value;
+  emitEditContent(ctx, after);
+
+  const write = ctx.client.exec({ case: "writeArgs", value: { path, fileText: after, toolCallId: ctx.toolCallId } }, { toolCallId: ctx.toolCallId });
+  const writeReply = await nextReply(write, "writeResult");
+  if (!writeReply.ok) return fail(writeReply.error);
+  const written = writeReply.value.result;
+  if (written.case !== "success") return writeFailure(plan, written, fail);
+
+  const before = current.exists ? current.text : undefined;
+  const diff = lineDiff(path, before ?? "", after);
+  const value = {
+    path,
+    linesAdded: diff.added,
+    linesRemoved: diff.removed,
+    diffString: diff.unified,
+    beforeFullFileContent: before,
+    afterFullFileContent: after,
+  };
+  return success(plan.summary(!current.exists, diff.added, diff.removed), editCard(plan, { result: { case: "success", value } }));
+}
+
+function writeFailure(
+  plan: EditPlan,
+  written: WriteResult["result"],
+  fail: (message: string, result?: EditResultInit) => ToolResult,
+): ToolResult {
+  const { path } = plan;
+  switch (written.case) {
+    case "permissionDenied": {
+      const message = `Permission denied writing ${path}${written.value.error ? `: ${written.value.error}` : "."}`;
+      return fail(message, { result: { case: "writePermissionDenied", value: { path, error: written.value.error, isReadonly: written.value.isReadonly } } });
+    }
+    case "rejected": {
+      const message = `The user rejected the edit to ${path}${written.value.reason ? `: ${written.value.reason}` : "."}`;
+      return fail(message, { result: { case: "rejected", value: { path, reason: written.value.reason } } });
+    }
+    case "noSpace":
+      return fail(`No space left on the device while writing ${path}.`);
+    case "error":
+      return fail(`Error writing ${path}: ${written.value.error || "unknown error"}`);
+    case "success":
+    case undefined:
+      return fail(`Cursor returned an empty write result for ${path}.`);
+  }
+}

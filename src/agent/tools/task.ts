@@ -1,0 +1,133 @@
+// Task: starts a subagent through subagent_args; the client runs it as its own
+// request and replies with subagent_result when it finishes (or backgrounds).
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { z } from "zod";
+import {
+  SubagentBackgroundReason,
+  SubagentExecutionEnvironment,
+  type SubagentSuccess,
+  type SubagentTypeSchema,
+  type TaskResultSchema,
+  type ToolCall,
+} from "../../proto/gen/agent/v1/agent_pb.ts";
+import { boolean, optional, parseArgs } from "./args.ts";
+import { failure, success, toolCard } from "./card.ts";
+import { definitionOf } from "./definitions.ts";
+import { nextReply } from "./exec-reply.ts";
+import type { Tool, ToolContext, ToolResult } from "./types.ts";
+
+const DEFAULT_SUBAGENT_TYPE = "generalPurpose";
+
+const TaskArgsInput = z.object({
+  description: z.string().min(1, "must not be empty"),
+  prompt: z.string().min(1, "must not be empty"),
+  subagent_type: optional(z.string()),
+  model: optional(z.string()),
+  resume: optional(z.string()),
+  run_in_background: optional(boolean),
+  readonly: optional(boolean),
+});
+export type TaskToolArgs = z.output<typeof TaskArgsInput>;
+
+export const taskTool: Tool<TaskToolArgs> = {
+  name: "Task",
+  definition: definitionOf("Task"),
+  emptyCard: () => toolCard({ case: "taskToolCall", value: {} }),
+  parse: (json) => parseArgs("Task", TaskArgsInput, json),
+  startedCard: (args) => card(args),
+  run: runTask,
+};
+
+type SubagentTypeInit = MessageInitShape<typeof SubagentTypeSchema>["type"];
+
+/** The card's typed subagent kind; names it does not know travel as custom{name}. */
+function subagentTypeOf(name: string): SubagentTypeInit {
+  switch (name.replace(/[-_\s]/g, "").toLowerCase()) {
+    case "generalpurpose":
+      return { case: "unspecified", value: {} };
+    case "explore":
+      return { case: "explore", value: {} };
+    case "shell":
+      return { case: "shell", value: {} };
+    case "bash":
+      return { case: "bash", value: {} };
+    case "debug":
+      return { case: "debug", value: {} };
+    case "cursorguide":
+      return { case: "cursorGuide", value: {} };
+    case "computeruse":
+      return { case: "computerUse", value: {} };
+    case "browseruse":
+      return { case: "browserUse", value: {} };
+    case "mediareview":
+      return { case: "mediaReview", value: {} };
+    case "vmsetuphelper":
+      return { case: "vmSetupHelper", value: {} };
+    case "watchvideo":
+      return { case: "watchVideo", value: {} };
+    default:
+      return { case: "custom", value: { name } };
+  }
+}
+
+function card(args: TaskToolArgs, result?: MessageInitShape<typeof TaskResultSchema>): ToolCall {
+  const taskArgs = {
+    description: args.description,
+    prompt: args.prompt,
+    subagentType: { type: subagentTypeOf(args.subagent_type ?? DEFAULT_SUBAGENT_TYPE) },
+    model: args.model,
+    resume: args.resume,
+  };
+  return toolCard({ case: "taskToolCall", value: { args: taskArgs, result } });
+}
+
+async function runTask(args: TaskToolArgs, ctx: ToolContext): Promise<ToolResult> {
+  const subagentType = args.subagent_type ?? DEFAULT_SUBAGENT_TYPE;
+  const call = ctx.client.exec(
+    {
+      case: "subagentArgs",
+      value: {
+        toolCallId: ctx.toolCallId,
+        subagentType,
+        modelId: ctx.resolveSubagentModel(args.model, subagentType),
+        prompt: args.prompt,
+        readonly: args.readonly ?? false,
+        resumeAgentId: args.resume,
+        runInBackground: args.run_in_background,
+        parentConversationId: ctx.conversationId,
+        environment: SubagentExecutionEnvironment.LOCAL,
+      },
+    },
+    // The subagent's hooks are its own business, not the parent's context.
+    { toolCallId: ctx.toolCallId, acceptHookAdditionalContexts: false },
+  );
+  const reply = await nextReply(call, "subagentResult");
+  const fail = (message: string) => failure(message, card(args, { result: { case: "error", value: { error: message } } }));
+  if (!reply.ok) return fail(reply.error);
+  const result = reply.value.result;
+  switch (result.case) {
+    case "success":
+      return subagentSuccess(args, result.value);
+    case "error":
+      return fail(`Subagent "${args.description}" failed: ${result.value.error || "unknown error"}`);
+    case undefined:
+      return fail("Cursor returned an empty subagent result.");
+  }
+}
+
+function subagentSuccess(args: TaskToolArgs, done: SubagentSuccess): ToolResult {
+  const inBackground =
+    done.backgroundReason !== SubagentBackgroundReason.UNSPECIFIED || (args.run_in_background === true && done.finalMessage === undefined);
+  const body =
+    done.finalMessage ??
+    (inBackground ? "The subagent is running in the background; you will be notified when it finishes." : "(The subagent returned no final message.)");
+  const content = `Subagent name: ${args.description}\nSubagent ID: ${done.agentId}\n\n${body}`;
+  const value = {
+    agentId: done.agentId,
+    isBackground: inBackground,
+    backgroundReason: done.backgroundReason,
+    transcriptPath: done.transcriptPath,
+    conversationSteps: done.finalMessage ? [{ message: { case: "assistantMessage" as const, value: { text: done.finalMessage } } }] : [],
+  };
+  return success(content, card(args, { result: { case: "success", value } }));
+}

@@ -1,0 +1,52 @@
+// Replies a scripted Cursor client sends to exec requests.
+import type { AgentClientMessage, ExecServerMessage } from "../../src/proto/gen/agent/v1/agent_pb.ts";
+import { clientMessage, type ClientInit } from "./cursor-client.ts";
+
+type ExecResultInit = Extract<NonNullable<ClientInit["message"]>, { case: "execClientMessage" }>["value"]["message"];
+
+export function execResult(exec: ExecServerMessage, message: ExecResultInit): AgentClientMessage {
+  return clientMessage({ message: { case: "execClientMessage", value: { id: exec.id, message } } });
+}
+
+export function readSuccess(exec: ExecServerMessage, content: string): AgentClientMessage {
+  const path = exec.message.case === "readArgs" ? exec.message.value.path : "";
+  return execResult(exec, {
+    case: "readResult",
+    value: {
+      result: {
+        case: "success",
+        value: { path, output: { case: "content", value: content }, totalLines: content.split("\n").length, fileSize: BigInt(content.length) },
+      },
+    },
+  });
+}
+
+export function readNotFound(exec: ExecServerMessage): AgentClientMessage {
+  const path = exec.message.case === "readArgs" ? exec.message.value.path : "";
+  return execResult(exec, { case: "readResult", value: { result: { case: "fileNotFound", value: { path } } } });
+}
+
+export function writeSuccess(exec: ExecServerMessage): AgentClientMessage {
+  const args = exec.message.case === "writeArgs" ? exec.message.value : undefined;
+  return execResult(exec, {
+    case: "writeResult",
+    value: { result: { case: "success", value: { path: args?.path ?? "", linesCreated: (args?.fileText ?? "").split("\n").length } } },
+  });
+}
+
+export function shellEvent(exec: ExecServerMessage, event: Extract<ExecResultInit, { case: "shellStream" }>["value"]["event"]): AgentClientMessage {
+  return execResult(exec, { case: "shellStream", value: { event } });
+}
+
+export function streamClose(exec: ExecServerMessage): AgentClientMessage {
+  return clientMessage({
+    message: { case: "execClientControlMessage", value: { message: { case: "streamClose", value: { id: exec.id } } } },
+  });
+}
+
+export function subagentSuccess(exec: ExecServerMessage, agentId: string, finalMessage: string): AgentClientMessage {
+  return execResult(exec, {
+    case: "subagentResult",
+    value: { result: { case: "success", value: { agentId, finalMessage } } },
+  });
+}

@@ -96,7 +96,12 @@ export const messages = sqliteTable(
     supersededByRunId: text("superseded_by_run_id"),
     createdAtMs: integer("created_at_ms").notNull(),
   },
-  (t) => [uniqueIndex("messages_key").on(t.conversationId, t.messageKey).where(sql`message_key IS NOT NULL`)],
+  // Keys are unique on the live branch only: an edited message re-uses its key.
+  (t) => [
+    uniqueIndex("messages_live_key")
+      .on(t.conversationId, t.messageKey)
+      .where(sql`message_key IS NOT NULL AND superseded_by_run_id IS NULL`),
+  ],
 );
 
 /** Blobs the client has acknowledged (set_blob_result); they need not be sent again. */

@@ -128,6 +128,8 @@ export interface ClientBehaviour {
   onInteraction?: (query: InteractionQuery, reader: FrameReader) => void | Promise<void>;
   /** Extra headers on the automatic appends (subagent parent headers). */
   headers?: Record<string, string>;
+  /** Blobs the client already holds (hex id → bytes), served on get_blob. */
+  blobs?: Map<string, Uint8Array>;
 }
 
 /**
@@ -153,6 +155,7 @@ export class FrameReader {
     readonly behaviour: ClientBehaviour = {},
   ) {
     this.#reader = body.getReader();
+    for (const [id, data] of behaviour.blobs ?? []) this.blobs.set(id, data);
     void this.#pump();
   }
 

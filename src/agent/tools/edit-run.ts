@@ -35,27 +35,13 @@ export async function runEdit(plan: EditPlan, ctx: ToolContext): Promise<ToolRes
   const fail = (message: string, result: EditResultInit = { result: { case: "error", value: { path, error: message, modelVisibleError: message } } }) =>
     failure(message, editCard(plan, result));
 
-  const read = ctx.client.exec({ case: "readArgs", value: { path, toolCallId: ctx.toolCallId } }, { toolCallId: ctx.toolCallId });
-  const readReply = await nextReply(read, "readResult");
-  if (!readReply.ok) return fail(readReply.error);
-  const outcome = readReply.value.result;
-  let current: CurrentFile;
-  switch (outcome.case) {
-    case "success":
-      if (outcome.value.output.case === "data") return fail(`${path} is a binary file; it cannot be edited as text.`);
-      current = { exists: true, text: normalizeNewlines(outcome.value.output.value ?? ""), complete: !outcome.value.truncated };
-      break;
-    case "fileNotFound":
-      current = { exists: false };
-      break;
-    case "permissionDenied":
-      return fail(readErrorText(path, outcome), { result: { case: "readPermissionDenied", value: { path } } });
-    default:
-      return fail(readErrorText(path, outcome));
-  }
-
+  const read = await readCurrent(path, ctx);
+  if (!read.ok) return fail(read.message, read.result);
+  const current = read.current;
   const computed = plan.compute(current);
-  if (!computed.ok) return fail(computed.error);
+  if (!computed.ok) {
+    return current.exists ? fail(computed.error) : fail(computed.error, { result: { case: "fileNotFound", value: { path } } });
+  }
   const after = computed.value;
   emitEditContent(ctx, after);
 
@@ -76,6 +62,29 @@ export async function runEdit(plan: EditPlan, ctx: ToolContext): Promise<ToolRes
     afterFullFileContent: after,
   };
   return success(plan.summary(!current.exists, diff.added, diff.removed), editCard(plan, { result: { case: "success", value } }));
+}
+
+type ReadOutcome = { ok: true; current: CurrentFile } | { ok: false; message: string; result?: EditResultInit };
+
+/** The hidden read: the file's current text (LF-normalised), or why it cannot be edited. */
+async function readCurrent(path: string, ctx: ToolContext): Promise<ReadOutcome> {
+  const read = ctx.client.exec({ case: "readArgs", value: { path, toolCallId: ctx.toolCallId } }, { toolCallId: ctx.toolCallId });
+  const reply = await nextReply(read, "readResult");
+  if (!reply.ok) return { ok: false, message: reply.error };
+  const outcome = reply.value.result;
+  switch (outcome.case) {
+    case "success": {
+      const output = outcome.value.output;
+      if (output.case === "data") return { ok: false, message: `${path} is a binary file; it cannot be edited as text.` };
+      return { ok: true, current: { exists: true, text: normalizeNewlines(output.value ?? ""), complete: !outcome.value.truncated } };
+    }
+    case "fileNotFound":
+      return { ok: true, current: { exists: false } };
+    case "permissionDenied":
+      return { ok: false, message: readErrorText(path, outcome), result: { result: { case: "readPermissionDenied", value: { path } } } };
+    default:
+      return { ok: false, message: readErrorText(path, outcome) };
+  }
 }
 
 function writeFailure(

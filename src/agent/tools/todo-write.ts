@@ -1,9 +1,8 @@
 // TodoWrite: a local tool (no exec). It updates the conversation's todo list in
 // ToolSessionState, merging by id or replacing it, and shows the whole list.
-import { z } from "zod";
-import { TodoStatus, type ToolCall } from "../../proto/gen/agent/v1/agent_pb.ts";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { UpdateTodosResultSchema } from "../../proto/gen/agent/v1/agent_pb.ts";
+import { z } from "zod";
+import { TodoStatus, type ToolCall, type UpdateTodosResultSchema } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { boolean, optional, parseArgs } from "./args.ts";
 import { success, toolCard } from "./card.ts";
 import { definitionOf } from "./definitions.ts";

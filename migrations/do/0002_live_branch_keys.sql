@@ -1,0 +1,2 @@
+DROP INDEX `messages_key`;--> statement-breakpoint
+CREATE UNIQUE INDEX `messages_live_key` ON `messages` (`conversation_id`,`message_key`) WHERE message_key IS NOT NULL AND superseded_by_run_id IS NULL;

@@ -1,0 +1,78 @@
+// A conversation the server has lost continues from the client's own copy, and
+// an edited earlier message branches the history before it.
+import { describe, expect, it } from "vitest";
+import { chatText, createScenario } from "./support/fake-provider.ts";
+import { create } from "@bufbuild/protobuf";
+import { PreFetchedBlobSchema } from "../src/proto/gen/agent/v1/agent_pb.ts";
+import { runRequest, startTurn } from "./support/cursor-client.ts";
+import { messagesPrefix } from "./support/prefix.ts";
+
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+describe("recovery and branching", () => {
+  it("continues a conversation known only from the client's conversation_state, byte for byte", async () => {
+    const scenario = await createScenario([chatText(["first answer"]), chatText(["recovered answer"])]);
+    const first = await startTurn({ conversationId: crypto.randomUUID(), text: `remember ${scenario.marker}`, messageId: "u1" });
+    expect(await first.reader.end()).toEqual({});
+    const state = first.reader.checkpoints().at(-1)!;
+
+    // A conversation object that has never seen it (new deployment, lost storage):
+    // half of the root blobs come pre-fetched, the rest on request (get_blob).
+    const roots = state.rootPromptMessagesJson;
+    const prefetched = roots.slice(0, 1).map((id) => ({ id, value: first.reader.blobs.get(hex(id))! }));
+    const base = runRequest({ conversationId: crypto.randomUUID(), text: "and now?", messageId: "u2" });
+    if (base.message.case !== "runRequest") throw new Error("unreachable");
+    base.message.value.conversationState = state;
+    base.message.value.preFetchedBlobs = prefetched.map((p) => create(PreFetchedBlobSchema, p));
+    const message = base;
+    const second = await startTurn(
+      { conversationId: "", text: "", message },
+      { blobs: new Map([...first.reader.blobs].filter(([id]) => id !== hex(roots[0]!))) },
+    );
+    expect(await second.reader.end()).toEqual({});
+    expect(second.reader.text()).toBe("recovered answer");
+    expect(second.reader.kinds()).toContain("kvServerMessage");
+
+    const [one, two] = await scenario.requests(2);
+    // The first request's messages, plus the first answer, are the recovered prefix.
+    expect(two!.body.startsWith(messagesPrefix(one!.body))).toBe(true);
+    const messages = (JSON.parse(two!.body) as { messages: { role: string; content: string }[] }).messages;
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(messages[2]!.content).toBe("first answer");
+  });
+
+  it("branches the history before an earlier message that is re-sent with new text", async () => {
+    const scenario = await createScenario([chatText(["one"]), chatText(["two"]), chatText(["edited"])]);
+    const conversationId = crypto.randomUUID();
+    for (const [id, text] of [
+      ["m1", `first ${scenario.marker}`],
+      ["m2", "second"],
+      ["m1", `first, edited ${scenario.marker}`],
+    ] as const) {
+      const { reader } = await startTurn({ conversationId, text, messageId: id });
+      expect(await reader.end(), `${id}: ${text}`).toEqual({});
+    }
+    const requests = await scenario.requests(3);
+    const third = (JSON.parse(requests[2]!.body) as { messages: { role: string; content: string }[] }).messages;
+    expect(third.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(third[1]!.content).toContain("first, edited");
+    // The prefix before the edited message (the system prompt) is unchanged.
+    const firstMessages = (JSON.parse(requests[0]!.body) as { messages: { role: string; content: string }[] }).messages;
+    expect(third[0]).toEqual(firstMessages[0]);
+  });
+
+  it("does not duplicate a message that is re-sent unchanged after a failed attempt", async () => {
+    const scenario = await createScenario([
+      { status: 500, body: JSON.stringify({ error: { message: "try again" } }) },
+      chatText(["worked"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const failed = await startTurn({ conversationId, text: `retry me ${scenario.marker}`, messageId: "same" });
+    expect((await failed.reader.end()).error?.code).toBe("unavailable");
+    const retried = await startTurn({ conversationId, text: `retry me ${scenario.marker}`, messageId: "same" });
+    expect(await retried.reader.end()).toEqual({});
+    const [, second] = await scenario.requests(2);
+    const roles = (JSON.parse(second!.body) as { messages: { role: string }[] }).messages.map((m) => m.role);
+    expect(roles).toEqual(["system", "user"]);
+  });
+});

@@ -170,6 +170,26 @@ export class RequestChannel implements ClientChannel {
     return aborted;
   }
 
+  /**
+   * Aborts the execs of one tool call (cancel_subagent) and tells the waiting
+   * tool, so it returns an error result and the parent run goes on.
+   */
+  abortToolCall(toolCallId: string, reason: string): void {
+    for (const [id, open] of this.#execs) {
+      if (open.toolCallId !== toolCallId) continue;
+      this.abortOpenExecs({ includeDetached: true, toolCallId });
+      const event: ExecEvent = { kind: "throw", error: reason };
+      if (open.waiter) {
+        const waiter = open.waiter;
+        open.waiter = undefined;
+        waiter(event);
+      } else {
+        open.queue.push(event);
+      }
+      void id;
+    }
+  }
+
   #push(id: number, event: ExecEvent): void {
     const open = this.#execs.get(id);
     if (!open) return; // unknown or already finished: ignored, as the client may repeat itself

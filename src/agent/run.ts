@@ -5,7 +5,7 @@ import type { AgentServerMessage, ConversationStateStructure } from "../proto/ge
 import { updates } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore, NewMessage } from "../store/conversation-store.ts";
-import { addUsage, emptyUsage, type ChatMessage, type ModelConfig, type Provider, type Usage } from "../provider/types.ts";
+import { addUsage, emptyUsage, type ChatMessage, type ModelConfig, type Provider, type ToolCallPart, type Usage } from "../provider/types.ts";
 import { callModel } from "./model-call.ts";
 import { SYSTEM_PROMPT } from "./prompt.ts";
 import { runFailure } from "./errors.ts";
@@ -16,6 +16,8 @@ import { runToolRound } from "./tool-round.ts";
 import { recoverHistory } from "./recovery.ts";
 import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
+import { interactionUpdate } from "../proto/frames.ts";
+import { RunControl, type Injection } from "./run-control.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
 export const MAX_MODEL_CALLS_PER_RUN = 100;
@@ -34,6 +36,10 @@ export interface RunInput {
   clientState?: { state: ConversationStateStructure; prefetched: Map<string, Uint8Array> };
   signal: AbortSignal;
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
+  /** Steers the run from outside (injections); created by the caller so it can reach it. */
+  control: RunControl;
+  /** User messages that arrived after the previous run ended, delivered first. */
+  queued?: Injection[];
 }
 
 export interface RunDeps {
@@ -61,38 +67,54 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
       todos: input.state.todos,
     });
   const checkpoint = async (pending?: Extract<ChatMessage, { role: "assistant" }>) => deps.emit(await prepare(pending));
+  const { control } = input;
   try {
     await prepareHistory(deps, input);
+    for (const queued of input.queued ?? []) control.inject(queued);
     // Resume: tool calls left pending by an interrupted run run first, before any model call.
     const pending = pendingCalls(deps.store, input.conversationId);
     if (pending) {
-      await runToolRound(deps, { ...roundInput(input, "resume"), calls: pending.calls });
+      await runRound(deps, input, "resume", pending.calls);
       await checkpoint();
     }
     for (let call = 0; ; call++) {
       if (call >= MAX_MODEL_CALLS_PER_RUN) {
         throw new AppError("resource_exhausted", `the run stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls`);
       }
+      deliverInjections(deps, input);
       const messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message), input.action);
-      const result = await callModel(deps, {
-        runId: input.runId,
-        conversationId: input.conversationId,
-        model: input.model,
-        messages,
-        tools: input.tools.map((t) => t.definition),
-        cardFor: (name) => input.tools.find((t) => t.name === name)?.emptyCard(),
-        signal: input.signal,
-      });
+      const cycle = control.begin("model");
+      let result;
+      try {
+        result = await callModel(deps, {
+          runId: input.runId,
+          conversationId: input.conversationId,
+          model: input.model,
+          messages,
+          tools: input.tools.map((t) => t.definition),
+          cardFor: (name) => input.tools.find((t) => t.name === name)?.emptyCard(),
+          signal: cycle,
+        });
+      } catch (err) {
+        if (control.interrupted(cycle)) continue; // injected context: restart this model cycle only
+        throw err;
+      } finally {
+        control.end();
+      }
       usage = addUsage(usage, result.usage);
       lastCallTokens = result.usage.inputTokens + result.usage.outputTokens;
       input.signal.throwIfAborted();
       deps.store.appendMessages(input.conversationId, input.runId, [{ message: result.assistant }]);
       const calls = result.assistant.toolCalls ?? [];
-      if (calls.length === 0) break;
+      if (calls.length === 0) {
+        if (control.hasQueued) continue; // the model answers what arrived meanwhile
+        break;
+      }
       await checkpoint(result.assistant); // staged: calls pending
-      await runToolRound(deps, { ...roundInput(input, result.modelCallId), calls });
+      await runRound(deps, input, result.modelCallId, calls);
       await checkpoint(); // settled: the barrier before the next model call
     }
+    control.end("finishing");
     // The fixed tail: blobs acknowledged, turn_ended, then staged → settled → settled.
     const final = await prepare();
     deps.emit(updates.turnEnded(usage));
@@ -107,17 +129,52 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
   }
 }
 
-function roundInput(input: RunInput, modelCallId: string) {
-  return {
-    runId: input.runId,
-    requestId: input.requestId,
-    conversationId: input.conversationId,
-    modelCallId,
-    tools: input.tools,
-    state: input.state,
-    signal: input.signal,
-    resolveSubagentModel: input.resolveSubagentModel,
-  };
+/** Runs a tool round; an injection interrupts it (unfinished calls get a synthetic result). */
+async function runRound(deps: RunDeps, input: RunInput, modelCallId: string, calls: ToolCallPart[]): Promise<void> {
+  const signal = input.control.begin("tools");
+  try {
+    await runToolRound(deps, {
+      runId: input.runId,
+      requestId: input.requestId,
+      conversationId: input.conversationId,
+      modelCallId,
+      calls,
+      tools: input.tools,
+      state: input.state,
+      signal,
+      runSignal: input.signal,
+      resolveSubagentModel: input.resolveSubagentModel,
+    });
+  } finally {
+    input.control.end();
+  }
+}
+
+/** Queued injections enter the history (after any interrupted round's results) and are announced. */
+function deliverInjections(deps: RunDeps, input: RunInput): void {
+  const injections = input.control.take();
+  if (injections.length === 0) return;
+  const batchId = crypto.randomUUID();
+  deps.store.appendMessages(
+    input.conversationId,
+    input.runId,
+    injections.map((i) => ({ message: { role: "user" as const, content: i.text }, messageKey: `${USER_MESSAGE_KEY_PREFIX}${i.messageId || i.id}` })),
+  );
+  const deliveredAtMs = BigInt(Date.now());
+  for (const injection of injections) {
+    deps.emit(
+      interactionUpdate({
+        case: "contextInjectionState",
+        value: { injectionId: injection.id, state: { state: { case: "delivered", value: { step: 0, deliveryBatchId: batchId, deliveredAtMs } } } },
+      }),
+    );
+    deps.emit(
+      interactionUpdate({
+        case: "userMessageAppended",
+        value: { userMessage: { text: injection.text, messageId: injection.messageId } },
+      }),
+    );
+  }
 }
 
 async function prepareHistory(deps: RunDeps, input: RunInput): Promise<void> {

@@ -10,6 +10,7 @@ import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ToolCallPart } from "../provider/types.ts";
 import type { RequestChannel } from "./client-channel.ts";
 import type { Tool, ToolResult, ToolSessionState } from "./tools/types.ts";
+import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
 
 export interface RoundDeps {
   store: ConversationStore;
@@ -25,12 +26,33 @@ export interface RoundInput {
   calls: ToolCallPart[];
   tools: readonly Tool[];
   state: ToolSessionState;
+  /** Fires when the run is cancelled or an injection interrupts this round. */
   signal: AbortSignal;
+  runSignal: AbortSignal;
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
 }
 
 export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<void> {
-  await Promise.all(input.calls.map((call) => runOneCall(deps, input, call)));
+  const finished = new Set<string>();
+  const all = Promise.all(input.calls.map((call) => runOneCall(deps, input, call).then(() => finished.add(call.id))));
+  // Calls left behind by an interruption settle later; their outcome is ignored.
+  all.catch(() => {});
+  const interrupted = new Promise<"interrupted">((resolve) => {
+    if (input.signal.aborted) resolve("interrupted");
+    input.signal.addEventListener("abort", () => resolve("interrupted"), { once: true });
+  });
+  if ((await Promise.race([all.then(() => "done" as const), interrupted])) === "done") return;
+  input.runSignal.throwIfAborted();
+  // Interrupted by a newer user message: every unfinished call gets the synthetic
+  // result before the new message, and its execs are aborted (Task execs go on).
+  deps.channel.abortOpenExecs({ includeDetached: false });
+  for (const call of input.calls) {
+    if (finished.has(call.id)) continue;
+    deps.store.appendMessages(input.conversationId, input.runId, [
+      { message: { role: "tool", toolCallId: call.id, name: call.name, content: INTERRUPTED_TOOL_RESULT, isError: true } },
+    ]);
+    deps.emit(interactionUpdate({ case: "toolCallCompleted", value: { callId: call.id, modelCallId: input.modelCallId, toolCall: { toolCallId: call.id } } }));
+  }
 }
 
 async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart): Promise<void> {

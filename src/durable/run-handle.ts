@@ -1,13 +1,19 @@
-// A live run: its id, where its output goes, and how to stop it.
+// A live run: its id, where its output goes, how to stop it, and how to steer it.
+import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import { RunControl } from "../agent/run-control.ts";
 import type { Transport } from "./transport.ts";
 
 export class RunHandle {
   readonly #controller = new AbortController();
+  readonly control: RunControl;
 
   constructor(
     readonly runId: string,
     readonly transport: Transport,
-  ) {}
+    emit: (message: AgentServerMessage) => void,
+  ) {
+    this.control = new RunControl(this.#controller.signal, emit);
+  }
 
   get signal(): AbortSignal {
     return this.#controller.signal;

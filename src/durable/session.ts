@@ -2,7 +2,10 @@
 // active run. Appends arrive here in any order and leave the inbox in seqno
 // order; runs report their outcome here, and this is the one place that ends
 // a request's stream.
-import type { AgentClientMessage, AgentRunRequest } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentClientMessage, AgentRunRequest, AgentServerMessage, ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { Injection } from "../agent/run-control.ts";
+import { RunRegistry } from "./run-registry.ts";
+import { applyRuntimeAction } from "./runtime-actions.ts";
 import { toHex } from "../agent/checkpoint.ts";
 import { RequestChannel } from "../agent/client-channel.ts";
 import { runAgent, type RunAction, type RunOutcome } from "../agent/run.ts";
@@ -56,7 +59,10 @@ export type AppendResult =
 
 export class ConversationSession {
   readonly #transports = new Map<string, Transport>();
-  #active: RunHandle | null = null;
+  readonly #registry = new RunRegistry<RunHandle>();
+  /** Runtime input that arrived after its run stopped taking input; the next run starts with it. */
+  #queuedForNextRun: Injection[] = [];
+  #conversationId = "";
   readonly #runs = new Set<Promise<void>>();
   #heartbeat: ReturnType<typeof setInterval> | undefined;
 
@@ -80,7 +86,7 @@ export class ConversationSession {
 
   /** Cancels every run and closes every stream with `canceled` (deploy, eviction, tests). */
   async shutdown(): Promise<void> {
-    this.#active?.cancel("server is shutting down");
+    this.#registry.shutdown();
     for (const transport of this.#transports.values()) {
       if (transport.state.kind === "running") transport.state.run.cancel("server is shutting down");
       this.#end(transport, RUN_CANCELLED());
@@ -94,7 +100,7 @@ export class ConversationSession {
   }
 
   get activeRunId(): string | null {
-    return this.#active?.runId ?? null;
+    return this.#registry.active(this.#conversationId)?.runId ?? null;
   }
 
   #dispatch(transport: Transport, message: AgentClientMessage, input: AppendInput): void {
@@ -124,17 +130,8 @@ export class ConversationSession {
     }
   }
 
-  /** Actions that arrive while a run is live (spec §3.6). */
-  #onRuntimeAction(transport: Transport, action: import("../proto/gen/agent/v1/agent_pb.ts").ConversationAction): void {
-    if (transport.state.kind !== "running") return;
-    switch (action.action.case) {
-      case "cancelAction":
-        transport.state.run.cancel("cancelled by the user");
-        return;
-      default:
-        // Other runtime actions do not fail the run.
-        return;
-    }
+  #onRuntimeAction(transport: Transport, action: ConversationAction): void {
+    applyRuntimeAction({ transport, queueForNextRun: (injection) => this.#queuedForNextRun.push(injection) }, action);
   }
 
   #startRun(transport: Transport, request: AgentRunRequest, input: AppendInput): void {
@@ -155,17 +152,17 @@ export class ConversationSession {
       return;
     }
 
-    // One active run per conversation: a newer run replaces the older one.
-    this.#active?.cancel("replaced by a newer run");
     const runId = `${input.requestId}:${randomHex(4)}`;
     this.deps.store.ensureConversation(input.conversationId, input.principal);
     this.deps.store.claimRun({ runId, conversationId: input.conversationId, requestId: input.requestId, model: model.name });
-    const run = new RunHandle(runId, transport);
-    const emit = (message: import("../proto/gen/agent/v1/agent_pb.ts").AgentServerMessage) => transport.outbox.push(serverFrame(message));
+    const emit = (message: AgentServerMessage) => transport.outbox.push(serverFrame(message));
+    const run = new RunHandle(runId, transport, emit);
     const channel = new RequestChannel(emit, run.signal, transport.ids);
     transport.state = { kind: "running", run };
     transport.channel = channel;
-    this.#active = run;
+    // One active run per conversation: a newer run replaces the older one.
+    this.#conversationId = input.conversationId;
+    this.#registry.activate(input.conversationId, runId, run);
     this.#ensureHeartbeat();
 
     const subagent = input.parent !== undefined || !!request.subagentTypeName;
@@ -182,6 +179,8 @@ export class ConversationSession {
         state: { todos: [], mode: userMode || request.conversationState?.mode || 1 },
         ...clientState(request),
         signal: run.signal,
+        control: run.control,
+        queued: this.#queuedForNextRun.splice(0),
         resolveSubagentModel: subagentModelResolver(
           model.name,
           this.deps.catalog().models.map((m) => m.name),
@@ -231,7 +230,7 @@ export class ConversationSession {
         this.#end(run.transport, final.error);
         break;
     }
-    if (this.#active === run) this.#active = null;
+    this.#registry.release(conversationId, run.runId);
     this.deps.onRunFinished({ runId: run.runId, conversationId, model, outcome: final });
   }
 

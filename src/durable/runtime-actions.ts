@@ -1,0 +1,80 @@
+// ConversationActions that arrive on a live request (spec §3.6): cancel, a new
+// user message, injected context, cancelling one subagent. Anything else is
+// ignored without failing the run.
+import type { ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
+import { interactionUpdate, serverFrame } from "../proto/frames.ts";
+import type { Injection } from "../agent/run-control.ts";
+import type { Transport } from "./transport.ts";
+
+export interface RuntimeActionContext {
+  transport: Transport;
+  /** Where work goes that arrives after a run has stopped taking input. */
+  queueForNextRun(injection: Injection): void;
+}
+
+export function applyRuntimeAction(ctx: RuntimeActionContext, action: ConversationAction): void {
+  const { transport } = ctx;
+  const run = transport.state.kind === "running" ? transport.state.run : undefined;
+  switch (action.action.case) {
+    case "cancelAction":
+      run?.cancel("cancelled by the user");
+      return;
+    case "userMessageAction": {
+      const user = action.action.value.userMessage;
+      const injection: Injection = { id: `user-message:${user?.messageId ?? ""}`, messageId: user?.messageId ?? "", text: user?.text ?? "" };
+      if (!run || run.control.phase === "finishing") {
+        ctx.queueForNextRun(injection);
+      } else if (run.control.phase === "tools") {
+        // A newer message while tools run on the client: the turn stops here.
+        run.cancel("interrupted by a newer user message");
+      } else {
+        run.control.inject(injection);
+      }
+      return;
+    }
+    case "injectContextAction": {
+      const inject = action.action.value;
+      if (inject.expectedRunId !== transport.requestId) {
+        transport.outbox.push(
+          serverFrame(
+            interactionUpdate({
+              case: "contextInjectionState",
+              value: {
+                injectionId: inject.injectionId,
+                state: {
+                  state: {
+                    case: "rejected",
+                    value: { reason: `InjectContextAction expected run ${inject.expectedRunId}, active run is ${transport.requestId}` },
+                  },
+                },
+              },
+            }),
+          ),
+        );
+        return;
+      }
+      const injection = injectionOf(inject);
+      if (!run || run.control.phase === "finishing") ctx.queueForNextRun(injection);
+      else run.control.inject(injection);
+      return;
+    }
+    case "cancelSubagentAction":
+      transport.channel?.abortToolCall(action.action.value.subagentId, "The subagent was cancelled by the user.");
+      return;
+    default:
+      return;
+  }
+}
+
+function injectionOf(inject: Extract<ConversationAction["action"], { case: "injectContextAction" }>["value"]): Injection {
+  const payload = inject.payload;
+  if (payload.case === "userContext") {
+    const user = payload.value.userMessage;
+    return { id: inject.injectionId, messageId: user?.messageId ?? inject.injectionId, text: user?.text ?? "" };
+  }
+  if (payload.case === "systemContext") {
+    const { producer, content } = payload.value;
+    return { id: inject.injectionId, messageId: inject.injectionId, text: `<system_context producer="${producer}">\n${content}\n</system_context>` };
+  }
+  return { id: inject.injectionId, messageId: inject.injectionId, text: "" };
+}

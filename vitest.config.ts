@@ -31,6 +31,8 @@ export default defineConfig(async () => {
               FAKE_PROVIDER_URL: base,
               BYOK_TOKEN: TEST_TOKEN,
               BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
+              // Short, so the disconnect test does not wait the production 10 s.
+              BYOK_DISCONNECT_GRACE_MS: "300",
               BYOK_MODELS: JSON.stringify([
                 model("fake-model", "fake-1"),
                 model("fake-small", "fake-2", { context_window: 32000 }),

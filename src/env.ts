@@ -5,6 +5,8 @@ export interface Secrets {
   BYOK_TOKEN?: string;
   /** JSON array of model configurations (see README). */
   BYOK_MODELS?: string;
+  /** How long a running turn survives with no RunSSE subscriber (default 10 s). */
+  BYOK_DISCONNECT_GRACE_MS?: string;
 }
 
 export type AppEnv = Env & Secrets;

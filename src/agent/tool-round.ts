@@ -81,12 +81,12 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
           resolveSubagentModel: input.resolveSubagentModel,
         });
       } catch (err) {
+        // A stopped run keeps its execs open so they can be aborted on the client.
         if (input.signal.aborted || isAbortError(err)) throw err;
         console.error("byok-edge: tool failed", call.name, err instanceof Error ? err.name : "error");
         result = { content: `The ${call.name} tool failed unexpectedly.`, isError: true, card: started };
-      } finally {
-        deps.channel.release(call.id);
       }
+      deps.channel.release(call.id);
     }
   }
   input.signal.throwIfAborted();

@@ -10,6 +10,7 @@ import { ConversationStore } from "../store/conversation-store.ts";
 import { recordRunUsage } from "../store/usage.ts";
 import type { AppEnv } from "../env.ts";
 import { ConversationSession, type AppendInput, type AppendResult } from "./session.ts";
+import type { Subscription } from "./outbox.ts";
 
 export class ConversationObject extends DurableObject<AppEnv> {
   readonly #store: ConversationStore;
@@ -26,6 +27,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
     });
     this.#session = new ConversationSession({
       store: this.#store,
+      disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       catalog: () => modelCatalogFromEnv(env),
       provider: createProvider,
       onRunFinished: (summary) => {
@@ -44,8 +46,13 @@ export class ConversationObject extends DurableObject<AppEnv> {
   }
 
   /** The RunSSE body of a request: replay, then live frames, then one end-stream. */
-  subscribe(requestId: string): ReadableStream<Uint8Array> {
+  subscribe(requestId: string): Subscription {
     return this.#session.subscribe(requestId);
+  }
+
+  /** The edge saw the RunSSE client go away. */
+  unsubscribe(requestId: string, subscriptionId: string): void {
+    this.#session.unsubscribe(requestId, subscriptionId);
   }
 
   append(input: AppendInput): AppendResult {

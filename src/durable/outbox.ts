@@ -7,7 +7,14 @@ import { encodeEndStream } from "../proto/connect/end-stream.ts";
 export type OutboxState = { kind: "open" } | { kind: "ended"; error?: AppError };
 
 interface Subscriber {
+  id: string;
   controller: ReadableStreamDefaultController<Uint8Array>;
+}
+
+export interface Subscription {
+  /** Lets the edge report a disconnect at once (see unsubscribe). */
+  id: string;
+  stream: ReadableStream<Uint8Array>;
 }
 
 export class Outbox {
@@ -65,11 +72,12 @@ export class Outbox {
     return true;
   }
 
-  subscribe(): ReadableStream<Uint8Array> {
+  subscribe(): Subscription {
+    const id = crypto.randomUUID();
     let subscriber: Subscriber | undefined;
-    return new ReadableStream<Uint8Array>({
+    const stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
-        subscriber = { controller };
+        subscriber = { id, controller };
         for (const frame of this.#frames) controller.enqueue(frame);
         if (this.#state.kind === "ended") {
           controller.close();
@@ -81,6 +89,20 @@ export class Outbox {
         if (subscriber && this.#subscribers.delete(subscriber)) this.#onDetach(this.#subscribers.size);
       },
     });
+    return { id, stream };
+  }
+
+  /**
+   * Detaches a subscriber whose client went away. A stream cancelled across an
+   * RPC boundary is only noticed here at the next write, so the edge says so.
+   */
+  unsubscribe(id: string): void {
+    for (const sub of this.#subscribers) {
+      if (sub.id !== id) continue;
+      this.#subscribers.delete(sub);
+      safeClose(sub);
+      this.#onDetach(this.#subscribers.size);
+    }
   }
 
   #broadcast(frame: Uint8Array): void {

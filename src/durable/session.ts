@@ -13,20 +13,26 @@ import { subagentModelResolver } from "../agent/subagent-model.ts";
 import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
 import { decodeClientMessage, HEARTBEAT_FRAME, serverFrame } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
+import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import type { ModelConfig, Provider, ProviderKind } from "../provider/types.ts";
 import { RUN_CANCELLED } from "../agent/errors.ts";
 import { Transport } from "./transport.ts";
+import type { Subscription } from "./outbox.ts";
 import { RunHandle } from "./run-handle.ts";
 
 /** A quiet running turn sends a heartbeat this often so proxies keep the stream open. */
 export const IDLE_HEARTBEAT_MS = 5_000;
+/** How often quiet streams are checked; a fraction of the heartbeat so none is late by a whole period. */
+const HEARTBEAT_TICK_MS = 1_000;
 /** Ended requests stay replayable this long for reconnecting clients. */
 const ENDED_TRANSPORT_TTL_MS = 10 * 60 * 1000;
 
 export interface SessionDeps {
   store: ConversationStore;
+  /** How long a running turn may have no RunSSE subscriber before it is cancelled. */
+  disconnectGraceMs: number;
   catalog: () => ModelCatalog;
   provider: (kind: ProviderKind) => Provider;
   /** Called once per finished run (usage accounting); failures are the callee's. */
@@ -68,8 +74,23 @@ export class ConversationSession {
 
   constructor(readonly deps: SessionDeps) {}
 
-  subscribe(requestId: string): ReadableStream<Uint8Array> {
-    return this.#transport(requestId).outbox.subscribe();
+  subscribe(requestId: string): Subscription {
+    const known = this.#transports.get(requestId);
+    if (!known) {
+      // This object restarted since the request's run began: say so instead of waiting forever.
+      const run = this.deps.store.latestRunOfRequest(requestId);
+      if (run && run.status !== "running") return { id: "", stream: endedStream(run.status, run.failureCode) };
+    }
+    const transport = known ?? this.#transport(requestId);
+    if (transport.graceTimer !== undefined) {
+      clearTimeout(transport.graceTimer);
+      transport.graceTimer = undefined;
+    }
+    return transport.outbox.subscribe();
+  }
+
+  unsubscribe(requestId: string, subscriptionId: string): void {
+    this.#transports.get(requestId)?.outbox.unsubscribe(subscriptionId);
   }
 
   append(input: AppendInput): AppendResult {
@@ -258,10 +279,21 @@ export class ConversationSession {
     let transport = this.#transports.get(requestId);
     if (!transport) {
       this.#pruneEnded();
-      transport = new Transport(requestId, () => {});
+      transport = new Transport(requestId, (t, remaining) => this.#onDetach(t, remaining));
       this.#transports.set(requestId, transport);
     }
     return transport;
+  }
+
+  /** The last subscriber left a running turn: cancel it unless one comes back in time. */
+  #onDetach(transport: Transport, remaining: number): void {
+    if (remaining > 0 || transport.state.kind !== "running" || transport.graceTimer !== undefined) return;
+    transport.graceTimer = setTimeout(() => {
+      transport.graceTimer = undefined;
+      if (transport.outbox.subscriberCount === 0 && transport.state.kind === "running") {
+        transport.state.run.cancel("the client disconnected");
+      }
+    }, this.deps.disconnectGraceMs);
   }
 
   #pruneEnded(): void {
@@ -285,8 +317,26 @@ export class ConversationSession {
         clearInterval(this.#heartbeat);
         this.#heartbeat = undefined;
       }
-    }, IDLE_HEARTBEAT_MS);
+    }, HEARTBEAT_TICK_MS);
   }
+}
+
+/** The stream a reconnecting client gets for a run that ended in an earlier life of this object. */
+function endedStream(status: string, failureCode: string | null): ReadableStream<Uint8Array> {
+  const error =
+    status === "completed"
+      ? undefined
+      : status === "cancelled"
+        ? RUN_CANCELLED()
+        : failureCode === "aborted"
+          ? new AppError("unavailable", "the run was interrupted by a server restart; send the message again")
+          : new AppError("unavailable", "the run failed; send the message again");
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(encodeEndStream(error));
+      controller.close();
+    },
+  });
 }
 
 /** What the run_request asks for; only user messages and resume start a run today. */

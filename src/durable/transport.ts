@@ -19,6 +19,8 @@ export class Transport {
   channel: RequestChannel | null = null;
   /** The request's exec/KV id space, continued by each run on this request. */
   ids = { nextId: 1, nextKvId: 0 };
+  /** Running while no subscriber is attached; cancels the run when it fires. */
+  graceTimer: ReturnType<typeof setTimeout> | undefined;
   readonly createdAtMs = Date.now();
 
   constructor(

@@ -21,8 +21,10 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Pri
   const requestId = decodeOrThrow(() => fromBinary(BidiRequestIdSchema, body), "BidiRequestId").requestId;
   if (!requestId) throw new AppError("invalid_argument", "RunSSE needs a request_id");
   const conversationId = await resolveConversation(env, principal, requestId);
-  const stream = await conversationStub(env, principal, conversationId).subscribe(requestId);
-  return streamResponse(stream, request.headers.get("accept"));
+  const stub = conversationStub(env, principal, conversationId);
+  const { id, stream } = await stub.subscribe(requestId);
+  const onCancel = () => (id ? stub.unsubscribe(requestId, id) : Promise.resolve());
+  return streamResponse(forwardCancel(stream, onCancel), request.headers.get("accept"));
 }
 
 export async function handleBidiAppend(request: Request, env: AppEnv, principal: Principal): Promise<void> {
@@ -73,6 +75,28 @@ async function resolveConversation(env: AppEnv, principal: Principal, requestId:
     throw new AppError("deadline_exceeded", `no run_request arrived for this request within ${ROUTE_WAIT_MS / 1000} s`);
   }
   return conversationId;
+}
+
+/**
+ * Pulls the object's stream chunk by chunk; when the client goes away it tells
+ * the conversation object at once, which would otherwise only notice at its
+ * next write (a cancel does not cross the RPC boundary by itself).
+ */
+function forwardCancel(source: ReadableStream<Uint8Array>, onCancel: () => Promise<void>): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { value, done } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      async cancel(reason) {
+        await Promise.allSettled([onCancel(), reader.cancel(reason)]);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 function routerStub(env: AppEnv, principal: Principal) {

@@ -31,7 +31,6 @@ benchRoutes.post("/passthrough", async (c) => {
     method: body === undefined ? "GET" : "POST",
     headers: body === undefined ? {} : { "content-type": "application/json", accept: "text/event-stream" },
     body,
-    signal: c.req.raw.signal,
   });
   return new Response(upstream.body, {
     status: upstream.status,

@@ -1,7 +1,7 @@
 // The only code that touches a conversation object's SQLite. Queries are named by
 // intent; terminal run statuses are compare-and-set so a replaced run can never
 // overwrite what its replacement decided.
-import { and, asc, eq, gte, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { ChatMessage, FinishReason, Usage } from "../provider/types.ts";
 import { clientBlobs, conversations, llmCalls, messages, runs, type LlmCallStatus, type RunStatus } from "./schema.ts";
@@ -144,6 +144,11 @@ export class ConversationStore {
       if (status !== "completed") cancelRunningCalls(tx, [runId], now);
       return true;
     });
+  }
+
+  /** The most recent run started by a request, if any. */
+  latestRunOfRequest(requestId: string) {
+    return this.db.select().from(runs).where(eq(runs.requestId, requestId)).orderBy(desc(runs.createdAtMs)).get();
   }
 
   run(runId: string) {

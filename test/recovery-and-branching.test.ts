@@ -63,7 +63,7 @@ describe("recovery and branching", () => {
 
   it("does not duplicate a message that is re-sent unchanged after a failed attempt", async () => {
     const scenario = await createScenario([
-      { status: 500, body: JSON.stringify({ error: { message: "try again" } }) },
+      { status: 400, body: JSON.stringify({ error: { message: "bad request this time" } }) },
       chatText(["worked"]),
     ]);
     const conversationId = crypto.randomUUID();

@@ -16,6 +16,7 @@ import {
   type Usage,
 } from "../provider/types.ts";
 import { ProviderError } from "../provider/failure.ts";
+import { isRetryable, retryDelayMs, sleepUnlessAborted } from "../provider/retry.ts";
 
 export interface ModelCallInput {
   /** The typed empty card of a tool, for the first partial_tool_call; undefined for unknown tools. */
@@ -41,16 +42,43 @@ export interface ModelCallDeps {
   emit: (message: AgentServerMessage) => void;
 }
 
+/** Retries after the first failed attempt of a provider call (so at most 4 attempts). */
+export const MAX_PROVIDER_RETRIES = 3;
+
+/**
+ * One provider call, retried on rate limits and transient failures with
+ * bounded, jittered backoff, but only while nothing of the failed attempt has
+ * reached the client: a retry then starts from the same committed history and
+ * cannot duplicate output. Every attempt is its own llm_calls row.
+ */
 export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Promise<ModelCallResult> {
+  const index = deps.store.nextProviderCallIndex(input.runId);
+  for (let attempt = 0; ; attempt++) {
+    const emitted = { any: false };
+    try {
+      return await attemptCall(deps, input, index, attempt, emitted);
+    } catch (err) {
+      if (input.signal.aborted || emitted.any || attempt >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
+      await sleepUnlessAborted(retryDelayMs(attempt + 1, err), input.signal);
+    }
+  }
+}
+
+async function attemptCall(
+  deps: ModelCallDeps,
+  input: ModelCallInput,
+  index: number,
+  attempt: number,
+  emitted: { any: boolean },
+): Promise<ModelCallResult> {
   const { store } = deps;
-  const index = store.nextProviderCallIndex(input.runId);
-  const callId = `${input.runId}:${index}`;
+  const callId = attempt === 0 ? `${input.runId}:${index}` : `${input.runId}:${index}:retry-${attempt}`;
   store.startLlmCall({
     callId,
     runId: input.runId,
     conversationId: input.conversationId,
     providerCallIndex: index,
-    attempt: 0,
+    attempt,
     providerType: input.model.provider,
     providerUrl: input.model.baseUrl,
     modelId: input.model.model,
@@ -61,7 +89,11 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
 
   const started = Date.now();
   const timings: CallTimings = {};
-  const stream = new StreamCollector(deps.emit, started, input.cardFor ?? (() => undefined), callId);
+  const emit = (message: AgentServerMessage) => {
+    emitted.any = true;
+    deps.emit(message);
+  };
+  const stream = new StreamCollector(emit, started, input.cardFor ?? (() => undefined), callId);
   try {
     for await (const event of deps.provider.stream(
       { model: input.model, messages: input.messages, tools: input.tools, signal: input.signal, cacheKey: input.conversationId },
@@ -92,6 +124,7 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
 class StreamCollector {
   #text = "";
   #reasoning: string | undefined;
+  #replay: import("../provider/types.ts").ProviderReplay | undefined;
   #thinkingSince: number | undefined;
   #usage = emptyUsage();
   #finish: FinishReason | undefined;
@@ -160,6 +193,9 @@ class StreamCollector {
       case "usage":
         this.#usage = event.usage;
         return;
+      case "replay":
+        this.#replay = event.value;
+        return;
       case "done":
         this.#closeThinking();
         this.#finish = event.finish;
@@ -179,6 +215,7 @@ class StreamCollector {
         content: this.#text,
         ...(this.#reasoning !== undefined && { reasoning: this.#reasoning }),
         ...(toolCalls.length > 0 && { toolCalls }),
+        ...(this.#replay !== undefined && { replay: this.#replay }),
       },
       usage: this.#usage,
       finish: this.#finish,

@@ -40,7 +40,7 @@ export type ChatMessage =
       reasoning?: string;
       toolCalls?: ToolCallPart[];
       /** Opaque provider state to replay (signatures, encrypted reasoning). */
-      replay?: unknown;
+      replay?: ProviderReplay;
     }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
 
@@ -79,7 +79,19 @@ export type ModelEvent =
   | { kind: "tool_call_delta"; index: number; delta: string }
   | { kind: "tool_call_end"; index: number }
   | { kind: "usage"; usage: Usage }
+  /**
+   * Provider state that must go back on later requests (Anthropic thinking
+   * signatures, Responses reasoning items); stored on the assistant message.
+   */
+  | { kind: "replay"; value: ProviderReplay }
   | { kind: "done"; finish: FinishReason };
+
+/** Opaque per-provider state replayed with an assistant message; ignored by other providers. */
+export interface ProviderReplay {
+  provider: ProviderKind;
+  /** JSON-serialisable; each provider reads only its own. */
+  data: unknown;
+}
 
 export type ProviderFailureKind = "rate_limit" | "authorization" | "transient" | "request";
 

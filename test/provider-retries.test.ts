@@ -1,0 +1,63 @@
+// Provider failures inside a run: rate limits and transient errors are retried
+// with bounded backoff from the same history; other failures end the run once.
+import { describe, expect, it } from "vitest";
+import { env, runInDurableObject } from "cloudflare:test";
+import { conversationName } from "../src/durable/names.ts";
+import { chatText, createScenario, httpError } from "./support/fake-provider.ts";
+import { startTurn } from "./support/cursor-client.ts";
+
+function llmCalls(conversationId: string) {
+  return runInDurableObject(env.CONVERSATION.getByName(conversationName("local", conversationId)), (_i, state) =>
+    state.storage.sql
+      .exec<{ call_id: string; attempt: number; status: string; http_status: number | null }>(
+        "SELECT call_id, attempt, status, http_status FROM llm_calls ORDER BY attempt",
+      )
+      .toArray(),
+  );
+}
+
+describe("provider retries", () => {
+  it("retries a provider that fails twice and completes the turn on the third attempt, without duplicating history", async () => {
+    const scenario = await createScenario([
+      httpError(429, "slow down", { "retry-after": "0" }),
+      httpError(503, "overloaded"),
+      chatText(["third time lucky"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const { reader } = await startTurn({ conversationId, text: `retry ${scenario.marker}` });
+    expect(await reader.end()).toEqual({});
+    expect(reader.text()).toBe("third time lucky");
+    const requests = await scenario.requests(3);
+    expect(new Set(requests.map((r) => r.body)).size).toBe(1); // every attempt sent the same history
+    const calls = await llmCalls(conversationId);
+    expect(calls.map((c) => [c.attempt, c.status])).toEqual([
+      [0, "failed"],
+      [1, "failed"],
+      [2, "completed"],
+    ]);
+    expect(calls[2]!.call_id).toMatch(/:retry-2$/);
+  });
+
+  it("gives up after bounded retries of a provider that keeps failing, with a provider error", async () => {
+    const scenario = await createScenario([
+      httpError(500, "down"),
+      httpError(500, "down"),
+      httpError(500, "down"),
+      httpError(500, "still down"),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const { reader } = await startTurn({ conversationId, text: `down ${scenario.marker}` });
+    const end = await reader.end(20_000);
+    expect(end.error?.code).toBe("unavailable");
+    expect(end.error?.message).toContain("still down");
+    expect((await llmCalls(conversationId)).map((c) => c.status)).toEqual(["failed", "failed", "failed", "failed"]);
+  }, 30_000);
+
+  it("does not retry an authorization failure", async () => {
+    const scenario = await createScenario([httpError(401, "bad key"), chatText(["never"])]);
+    const conversationId = crypto.randomUUID();
+    const { reader } = await startTurn({ conversationId, text: `auth ${scenario.marker}` });
+    expect((await reader.end()).error?.code).toBe("unavailable");
+    expect(await llmCalls(conversationId)).toHaveLength(1);
+  });
+});

@@ -5,6 +5,8 @@ import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/p
 import {
   ConversationStateStructureSchema,
   ConversationStepSchema,
+  ConversationSummaryArchiveSchema,
+  ConversationSummarySchema,
   ConversationTurnStructureSchema,
   ToolCallSchema,
   UserMessageSchema,
@@ -29,6 +31,8 @@ export interface CheckpointInput {
   maxTokens: number;
   mode: number;
   todos: { id: string; content: string; status: string }[];
+  /** Set once the history was compacted: what the summary replaced. */
+  summary?: { text: string; key: string; summarized: HistoryEntry[]; count: number };
 }
 
 export interface BuiltCheckpoint {
@@ -78,7 +82,39 @@ export async function buildCheckpoint(input: CheckpointInput): Promise<BuiltChec
   const todos: Uint8Array[] = [];
   for (const todo of input.todos) todos.push(await put(encoder.encode(JSON.stringify(todo))));
 
+  let summaryFields = {};
+  if (input.summary) {
+    const { text, key, summarized, count } = input.summary;
+    const summarizedIds: Uint8Array[] = [];
+    for (const entry of summarized) {
+      summarizedIds.push(await put(encoder.encode(JSON.stringify(toRootMessage(entry.message, entry.messageKey)))));
+    }
+    const position = input.history.findIndex((h) => h.messageKey === key);
+    const summaryEntry = input.history[position];
+    const summaryMessage = summaryEntry
+      ? await put(encoder.encode(JSON.stringify(toRootMessage(summaryEntry.message, summaryEntry.messageKey))))
+      : new Uint8Array();
+    const archive = await put(
+      toBinary(
+        ConversationSummaryArchiveSchema,
+        create(ConversationSummaryArchiveSchema, {
+          summarizedMessages: summarizedIds,
+          summary: text,
+          windowTail: position < 0 ? 0 : input.history.length - position - 1,
+          summaryMessage,
+        }),
+      ),
+    );
+    summaryFields = {
+      summary: await put(toBinary(ConversationSummarySchema, create(ConversationSummarySchema, { summary: text }))),
+      summaryArchive: archive,
+      summaryArchives: [archive],
+      selfSummaryCount: count,
+    };
+  }
+
   const state = create(ConversationStateStructureSchema, {
+    ...summaryFields,
     rootPromptMessagesJson: roots,
     turns,
     todos,

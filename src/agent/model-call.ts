@@ -19,6 +19,8 @@ import { ProviderError } from "../provider/failure.ts";
 import { isRetryable, retryDelayMs, sleepUnlessAborted } from "../provider/retry.ts";
 
 export interface ModelCallInput {
+  /** False for internal calls (summaries): nothing is streamed to the client. */
+  forward?: boolean;
   /** The typed empty card of a tool, for the first partial_tool_call; undefined for unknown tools. */
   cardFor?: (toolName: string) => ToolCall | undefined;
   runId: string;
@@ -89,7 +91,9 @@ async function attemptCall(
 
   const started = Date.now();
   const timings: CallTimings = {};
+  const forward = input.forward !== false;
   const emit = (message: AgentServerMessage) => {
+    if (!forward) return;
     emitted.any = true;
     deps.emit(message);
   };
@@ -102,7 +106,7 @@ async function attemptCall(
       stream.accept(event);
     }
     const result = stream.result();
-    deps.emit(updates.tokenDelta(result.usage.outputTokens));
+    if (forward) deps.emit(updates.tokenDelta(result.usage.outputTokens));
     store.finishLlmCall(callId, {
       status: "completed",
       finishReason: result.finish,

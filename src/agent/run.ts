@@ -16,13 +16,17 @@ import { runToolRound } from "./tool-round.ts";
 import { recoverHistory } from "./recovery.ts";
 import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
+import { compactHistory, estimateTokens, exceedsWindow, isContextOverflow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
 import { interactionUpdate } from "../proto/frames.ts";
 import { RunControl, type Injection } from "./run-control.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
 export const MAX_MODEL_CALLS_PER_RUN = 100;
 
-export type RunAction = { kind: "user_message"; messageId: string; text: string } | { kind: "resume" };
+export type RunAction =
+  | { kind: "user_message"; messageId: string; text: string }
+  | { kind: "resume" }
+  | { kind: "summarize" };
 
 export interface RunInput {
   runId: string;
@@ -60,6 +64,7 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
   const prepare = (pending?: Extract<ChatMessage, { role: "assistant" }>) =>
     prepareCheckpoint(deps, {
       history: deps.store.history(input.conversationId),
+      ...summaryOf(deps.store, input.conversationId),
       ...(pending && { pending }),
       usedTokens: lastCallTokens,
       maxTokens: input.model.contextWindow,
@@ -68,8 +73,22 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
     });
   const checkpoint = async (pending?: Extract<ChatMessage, { role: "assistant" }>) => deps.emit(await prepare(pending));
   const { control } = input;
+  let compacted = false;
+  const compact = async (keepCurrentQuery: boolean) => {
+    compacted = true;
+    const summaryUsage = await compactHistory(deps, { ...input, keepCurrentQuery });
+    usage = addUsage(usage, summaryUsage);
+    lastCallTokens = summaryUsage.outputTokens;
+  };
   try {
     await prepareHistory(deps, input);
+    if (input.action.kind === "summarize") {
+      await compact(false);
+      const final = await prepare();
+      deps.emit(updates.turnEnded(usage));
+      for (let i = 0; i < 3; i++) deps.emit(final);
+      return { status: "completed", usage };
+    }
     for (const queued of input.queued ?? []) control.inject(queued);
     // Resume: tool calls left pending by an interrupted run run first, before any model call.
     const pending = pendingCalls(deps.store, input.conversationId);
@@ -82,7 +101,12 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
         throw new AppError("resource_exhausted", `the run stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls`);
       }
       deliverInjections(deps, input);
-      const messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message), input.action);
+      let messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message), input.action);
+      const tools = input.tools.map((t) => t.definition);
+      if (!compacted && exceedsWindow(input.model, estimateTokens(messages, tools))) {
+        await compact(true);
+        messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message), input.action);
+      }
       const cycle = control.begin("model");
       let result;
       try {
@@ -91,12 +115,17 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
           conversationId: input.conversationId,
           model: input.model,
           messages,
-          tools: input.tools.map((t) => t.definition),
+          tools,
           cardFor: (name) => input.tools.find((t) => t.name === name)?.emptyCard(),
           signal: cycle,
         });
       } catch (err) {
         if (control.interrupted(cycle)) continue; // injected context: restart this model cycle only
+        if (!compacted && isContextOverflow(err)) {
+          control.end();
+          await compact(true); // at most once per run
+          continue;
+        }
         throw err;
       } finally {
         control.end();
@@ -198,6 +227,23 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<void> {
     if (!existing || !sameText) items.push({ message: { role: "user", content: input.action.text }, messageKey: key });
   }
   store.appendMessages(input.conversationId, input.runId, items);
+}
+
+/** The summary that replaced earlier history, for the checkpoint's summary fields. */
+function summaryOf(store: ConversationStore, conversationId: string) {
+  const runId = store.lastSummaryRun(conversationId);
+  if (!runId) return {};
+  const key = `${SUMMARY_KEY_PREFIX}${runId}`;
+  const message = store.findByKey(conversationId, key);
+  if (!message) return {};
+  return {
+    summary: {
+      text: summaryText(message.message),
+      key,
+      summarized: store.supersededBy(runId),
+      count: store.conversation(conversationId)?.summaryCount ?? 1,
+    },
+  };
 }
 
 /** The last assistant message's tool calls that have no result yet (an interrupted round). */

@@ -242,6 +242,44 @@ export class ConversationStore {
       }));
   }
 
+  /** Messages a run moved out of the live branch (a branch or a compaction), oldest first. */
+  supersededBy(runId: string): StoredMessage[] {
+    return this.db
+      .select()
+      .from(messages)
+      .where(eq(messages.supersededByRunId, runId))
+      .orderBy(asc(messages.seq))
+      .all()
+      .map((row) => ({
+        seq: row.seq,
+        messageKey: row.messageKey,
+        message: JSON.parse(row.payloadJson) as ChatMessage,
+        toolCard: row.cursorStep ?? null,
+        requestId: null,
+      }));
+  }
+
+  /** The run of the live summary message, if the history was compacted. */
+  lastSummaryRun(conversationId: string): string | undefined {
+    const row = this.db
+      .select({ runId: messages.runId })
+      .from(messages)
+      .where(and(eq(messages.conversationId, conversationId), isNull(messages.supersededByRunId), sql`${messages.messageKey} LIKE 'summary:%'`))
+      .orderBy(desc(messages.seq))
+      .get();
+    return row?.runId ?? undefined;
+  }
+
+  countSummary(conversationId: string): number {
+    const row = this.db
+      .update(conversations)
+      .set({ summaryCount: sql`${conversations.summaryCount} + 1` })
+      .where(eq(conversations.conversationId, conversationId))
+      .returning({ n: conversations.summaryCount })
+      .get();
+    return row?.n ?? 0;
+  }
+
   /** A message of the live branch by its idempotency key. */
   findByKey(conversationId: string, messageKey: string): StoredMessage | undefined {
     return this.history(conversationId).find((m) => m.messageKey === messageKey);

@@ -16,6 +16,8 @@ export const conversations = sqliteTable("conversations", {
   principal: text("principal").notNull(),
   activeRunId: text("active_run_id"),
   lastModel: text("last_model"),
+  /** How many times the history was replaced by a summary (self_summary_count). */
+  summaryCount: integer("summary_count").notNull().default(0),
   createdAtMs: integer("created_at_ms").notNull(),
 });
 

@@ -1,0 +1,1 @@
+ALTER TABLE `conversations` ADD `summary_count` integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,106 @@
+// Compaction: when the history no longer fits (or the user asks with
+// /summarize), the model summarises it in a call without tools, and the live
+// history becomes the system prompt, the summary and the current query. The
+// replaced messages stay stored (off the live branch) and in the checkpoint's
+// summary archive.
+import compactionPrompt from "../../prompt/compaction.md";
+import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import { interactionUpdate } from "../proto/frames.ts";
+import { AppError } from "../proto/connect/error.ts";
+import type { ConversationStore, StoredMessage } from "../store/conversation-store.ts";
+import type { ChatMessage, ModelConfig, Provider, ToolDefinition, Usage } from "../provider/types.ts";
+import { ProviderError } from "../provider/failure.ts";
+import { callModel } from "./model-call.ts";
+import { projectHistory } from "./history-projection.ts";
+import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
+
+export const SUMMARY_KEY_PREFIX = "summary:";
+const SUMMARY_OPEN = "<conversation_summary>\n";
+const SUMMARY_CLOSE = "\n</conversation_summary>";
+
+export interface CompactionDeps {
+  store: ConversationStore;
+  provider: Provider;
+  emit: (message: AgentServerMessage) => void;
+}
+
+export interface CompactionInput {
+  runId: string;
+  conversationId: string;
+  model: ModelConfig;
+  signal: AbortSignal;
+  /** Keep the newest user message after the summary (automatic compaction mid-turn). */
+  keepCurrentQuery: boolean;
+}
+
+export async function compactHistory(deps: CompactionDeps, input: CompactionInput): Promise<Usage> {
+  const { store } = deps;
+  deps.emit(interactionUpdate({ case: "summaryStarted", value: {} }));
+  const history = store.history(input.conversationId);
+  const firstNonSystem = history.find((m) => m.message.role !== "system");
+  if (!firstNonSystem) throw new AppError("failed_precondition", "there is nothing to summarize yet");
+  const tail = input.keepCurrentQuery ? currentQuery(history) : undefined;
+  const toSummarize = history.filter((m) => m !== tail).map((m) => m.message);
+
+  const result = await callModel(
+    { store, provider: deps.provider, emit: deps.emit },
+    {
+      runId: input.runId,
+      conversationId: input.conversationId,
+      model: input.model,
+      messages: [...projectHistory(toSummarize, { kind: "resume" }), { role: "user", content: compactionPrompt.trim() }],
+      tools: [],
+      forward: false,
+      signal: input.signal,
+    },
+  );
+  const summary = result.assistant.content.trim();
+  if (!summary) throw new AppError("unavailable", "the model returned an empty summary");
+  input.signal.throwIfAborted();
+
+  store.branchBefore(input.conversationId, firstNonSystem.seq, input.runId);
+  store.appendMessages(input.conversationId, input.runId, [
+    { message: { role: "user", content: `${SUMMARY_OPEN}${summary}${SUMMARY_CLOSE}` }, messageKey: `${SUMMARY_KEY_PREFIX}${input.runId}` },
+    ...(tail ? [{ message: tail.message, ...(tail.messageKey && { messageKey: tail.messageKey }) }] : []),
+  ]);
+  store.countSummary(input.conversationId);
+  deps.emit(interactionUpdate({ case: "summary", value: { summary } }));
+  deps.emit(interactionUpdate({ case: "summaryCompleted", value: {} }));
+  return result.usage;
+}
+
+/** The summary text of a stored summary message. */
+export function summaryText(message: ChatMessage): string {
+  const content = message.role === "user" ? message.content : "";
+  return content.startsWith(SUMMARY_OPEN) && content.endsWith(SUMMARY_CLOSE)
+    ? content.slice(SUMMARY_OPEN.length, -SUMMARY_CLOSE.length)
+    : content;
+}
+
+/** Rough token estimate (4 characters a token), enough to decide before a call overflows. */
+export function estimateTokens(messages: ChatMessage[], tools: ToolDefinition[]): number {
+  return Math.ceil((JSON.stringify(messages).length + JSON.stringify(tools).length) / 4);
+}
+
+/** Whether a request of this size would overflow the model's window (leaving room for output). */
+export function exceedsWindow(model: ModelConfig, estimatedTokens: number): boolean {
+  const reserve = Math.min(model.maxOutputTokens ?? 8_192, Math.floor(model.contextWindow / 4));
+  return estimatedTokens > model.contextWindow - reserve;
+}
+
+/** A provider's refusal because the prompt is longer than its context window. */
+export function isContextOverflow(err: unknown): boolean {
+  return (
+    err instanceof ProviderError &&
+    err.kind === "request" &&
+    /prompt is too long|context length|context window|maximum context|too many tokens|context_length_exceeded|input is too long/i.test(
+      err.message,
+    )
+  );
+}
+
+/** The newest user message, if the history ends with it (the query being answered). */
+function currentQuery(history: StoredMessage[]): StoredMessage | undefined {
+  const last = history.at(-1);
+  return last?.message.role === "user" && last.messageKey?.startsWith(USER_MESSAGE_KEY_PREFIX) ? last : undefined;
+}

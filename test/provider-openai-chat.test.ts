@@ -221,11 +221,43 @@ describe("OpenAI Chat provider request", () => {
     { role: "user", content: "Thanks." },
   ];
 
+  it("sends prompt_cache_key only to OpenAI models, since strict compatible servers reject it", async () => {
+    const scenario = await createScenario([chatText(["a"]), chatText(["b"])]);
+    const provider = createProvider("openai-chat");
+    for (const model of ["gpt-4.1", "deepseek-chat"]) {
+      await collect(
+        provider.stream({ model: aModel({ model }), messages: history(scenario.marker), tools: [], signal: new AbortController().signal, cacheKey: "k" }),
+      );
+    }
+    const [openai, other] = await scenario.requests(2);
+    expect(JSON.parse(openai!.body)).toMatchObject({ prompt_cache_key: "k" });
+    expect(JSON.parse(other!.body)).not.toHaveProperty("prompt_cache_key");
+  });
+
+  it("sends reasoning_content back on every assistant turn of a DeepSeek or Kimi model, also turns without thinking", async () => {
+    const scenario = await createScenario([chatText(["ok"])]);
+    const messages: ModelRequest["messages"] = [
+      { role: "user", content: `hi ${scenario.marker}` },
+      { role: "assistant", content: "no thinking here" },
+      { role: "user", content: "again" },
+    ];
+    await collect(
+      createProvider("openai-chat").stream({ model: aModel({ model: "kimi-k2-thinking" }), messages, tools: [], signal: new AbortController().signal }),
+    );
+    const [request] = await scenario.requests(1);
+    expect((JSON.parse(request!.body) as { messages: unknown[] }).messages[1]).toEqual({
+      role: "assistant",
+      content: "no thinking here",
+      reasoning_content: "",
+    });
+  });
+
   it("sends the same bytes for the same input and replays history unchanged", async () => {
     const scenario = await createScenario([chatText(["one"]), chatText(["two"])]);
     const request = (): ModelRequest => ({
       model: aModel({
         baseUrl: `${aModel().baseUrl}/`,
+        model: "gpt-fake-1",
         maxOutputTokens: 4096,
         reasoningEffort: "high",
         headers: { "x-team": "core" },
@@ -263,7 +295,7 @@ describe("OpenAI Chat provider request", () => {
       "service_tier",
     ]);
     expect(body).toMatchObject({
-      model: "fake-1",
+      model: "gpt-fake-1",
       stream: true,
       stream_options: { include_usage: true },
       max_completion_tokens: 4096,
@@ -394,8 +426,9 @@ describe("OpenAI Chat provider failures", () => {
 });
 
 describe("createProvider()", () => {
-  it("rejects provider kinds that are not implemented yet", () => {
-    expect(() => createProvider("anthropic")).toThrow(ProviderError);
-    expect(() => createProvider("anthropic")).toThrow("provider anthropic is not supported yet");
+  it("builds a provider for every configured wire API", () => {
+    for (const kind of ["openai-chat", "openai-responses", "anthropic"] as const) {
+      expect(typeof createProvider(kind).stream).toBe("function");
+    }
   });
 });

@@ -5,7 +5,7 @@ import type { ModelConfig, ProviderKind } from "../provider/types.ts";
 import { checkUpstreamUrl } from "./upstream-url.ts";
 
 /** Providers with a working implementation today; the others are refused clearly. */
-export const SUPPORTED_PROVIDERS: readonly ProviderKind[] = ["openai-chat"];
+export const SUPPORTED_PROVIDERS: readonly ProviderKind[] = ["openai-chat", "openai-responses", "anthropic"];
 
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
 

@@ -1,7 +1,9 @@
 // The provider layer's entry point: pick a provider by kind, plus what callers
 // need to classify failures and pace retries.
+import { createAnthropicProvider } from "./anthropic.ts";
 import { ProviderError } from "./failure.ts";
 import { createOpenAiChatProvider } from "./openai-chat.ts";
+import { createOpenAiResponsesProvider } from "./openai-responses.ts";
 import type { Provider, ProviderKind } from "./types.ts";
 import type { WatchdogOptions } from "./watchdog.ts";
 
@@ -11,6 +13,10 @@ export function createProvider(kind: ProviderKind, options: ProviderOptions = {}
   switch (kind) {
     case "openai-chat":
       return createOpenAiChatProvider(options);
+    case "anthropic":
+      return createAnthropicProvider(options);
+    case "openai-responses":
+      return createOpenAiResponsesProvider(options);
     default:
       throw new ProviderError("request", `provider ${kind} is not supported yet`);
   }

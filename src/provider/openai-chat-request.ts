@@ -16,19 +16,40 @@ export function buildChatRequestBody(request: ModelRequest): string {
   const { model } = request;
   const body: Record<string, unknown> = {
     model: model.model,
-    messages: request.messages.map(toChatApiMessage),
+    messages: request.messages.map((m) => toChatApiMessage(m, requiresReasoningReplay(model))),
   };
   if (request.tools.length > 0) body.tools = request.tools.map(toChatApiTool);
   body.stream = true;
   body.stream_options = { include_usage: true };
   if (model.maxOutputTokens !== undefined) body.max_completion_tokens = model.maxOutputTokens;
   if (model.reasoningEffort) body.reasoning_effort = model.reasoningEffort;
-  if (request.cacheKey) body.prompt_cache_key = request.cacheKey;
+  // Only OpenAI routes by prompt_cache_key; strict compatible servers reject unknown fields.
+  if (request.cacheKey && isOpenAi(model)) body.prompt_cache_key = request.cacheKey;
   // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key.
   return JSON.stringify({ ...body, ...model.extraBody });
 }
 
-export function toChatApiMessage(message: ChatMessage): ChatApiMessage {
+/**
+ * DeepSeek and Kimi (Moonshot) thinking models reject a history in which an
+ * assistant message lacks reasoning_content, even for turns without thinking.
+ */
+export function requiresReasoningReplay(model: ModelRequest["model"]): boolean {
+  return /deepseek|kimi|moonshot/i.test(`${model.model} ${model.baseUrl}`);
+}
+
+function isOpenAi(model: ModelRequest["model"]): boolean {
+  return /(^|\.)openai\.com$/i.test(safeHost(model.baseUrl)) || /^(gpt|o\d)/i.test(model.model);
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
+}
+
+export function toChatApiMessage(message: ChatMessage, alwaysReasoning = false): ChatApiMessage {
   switch (message.role) {
     case "system":
     case "user":
@@ -42,6 +63,7 @@ export function toChatApiMessage(message: ChatMessage): ChatApiMessage {
       };
       // DeepSeek and Kimi require the reasoning back on tool turns, even when empty.
       if (typeof message.reasoning === "string") out.reasoning_content = message.reasoning;
+      else if (alwaysReasoning) out.reasoning_content = "";
       if (toolCalls.length > 0) {
         out.tool_calls = toolCalls.map((call) => ({
           id: call.id,

@@ -1,0 +1,76 @@
+// The Responses API request body. Built in a fixed key order from the input
+// alone, so the same conversation serializes to the same bytes (prompt caching).
+// Stateless (`store: false`): the whole conversation goes in `input` every time,
+// with the encrypted reasoning items of earlier responses replayed unchanged.
+import type { ChatMessage, ModelRequest, ToolDefinition } from "./types.ts";
+
+export const RESPONSES_PROVIDER = "openai-responses";
+
+/** A reasoning item exactly as the provider sent it (`{type:"reasoning", id, summary, encrypted_content, ...}`). */
+export type ReasoningItem = Record<string, unknown> & { type: "reasoning" };
+
+export type ResponsesInputItem =
+  | { role: "system" | "user"; content: [{ type: "input_text"; text: string }] }
+  | ReasoningItem
+  | { type: "message"; role: "assistant"; content: [{ type: "output_text"; text: string }] }
+  | { type: "function_call"; call_id: string; name: string; arguments: string }
+  | { type: "function_call_output"; call_id: string; output: string };
+
+/** OpenAI model ids that reason even without an explicit effort (o-series, gpt-5 family). */
+const REASONING_MODEL = /^(o\d|gpt-5)/i;
+
+export function buildResponsesRequestBody(request: ModelRequest): string {
+  const { model } = request;
+  const body: Record<string, unknown> = {
+    model: model.model,
+    input: request.messages.flatMap(toResponsesInputItems),
+  };
+  if (request.tools.length > 0) body.tools = request.tools.map(toResponsesTool);
+  body.stream = true;
+  // Nothing is kept upstream; reasoning comes back encrypted so it can be replayed.
+  // Only reasoning models accept the include (others answer 400), so it goes with them.
+  body.store = false;
+  if (model.reasoningEffort || REASONING_MODEL.test(model.model)) body.include = ["reasoning.encrypted_content"];
+  if (model.maxOutputTokens !== undefined) body.max_output_tokens = model.maxOutputTokens;
+  if (model.reasoningEffort) body.reasoning = { effort: model.reasoningEffort, summary: "auto" };
+  if (request.cacheKey) body.prompt_cache_key = request.cacheKey;
+  // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key.
+  return JSON.stringify({ ...body, ...model.extraBody });
+}
+
+export function toResponsesInputItems(message: ChatMessage): ResponsesInputItem[] {
+  switch (message.role) {
+    case "system":
+    case "user":
+      // System prompts stay `system` (not `developer`): every Responses-compatible API accepts it.
+      return [{ role: message.role, content: [{ type: "input_text", text: message.content }] }];
+    case "assistant": {
+      const items: ResponsesInputItem[] = [];
+      if (message.replay?.provider === RESPONSES_PROVIDER) items.push(...reasoningItems(message.replay.data));
+      if (message.content !== "") {
+        items.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: message.content }] });
+      }
+      for (const call of message.toolCalls ?? []) {
+        items.push({ type: "function_call", call_id: call.id, name: call.name, arguments: call.arguments });
+      }
+      return items;
+    }
+    case "tool":
+      // The API has no error flag on outputs; the text says what went wrong.
+      return [{ type: "function_call_output", call_id: message.toolCallId, output: message.content }];
+  }
+}
+
+/** The stored reasoning items, unchanged; anything that is not one is skipped. */
+function reasoningItems(data: unknown): ReasoningItem[] {
+  if (!Array.isArray(data)) return [];
+  return data.filter(isReasoningItem);
+}
+
+export function isReasoningItem(value: unknown): value is ReasoningItem {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && (value as { type?: unknown }).type === "reasoning";
+}
+
+function toResponsesTool(tool: ToolDefinition) {
+  return { type: "function", name: tool.name, description: tool.description, parameters: tool.parameters, strict: false };
+}

@@ -36,6 +36,8 @@ export default defineConfig(async () => {
               BYOK_MODELS: JSON.stringify([
                 model("fake-model", "fake-1"),
                 model("fake-small", "fake-2", { context_window: 32000 }),
+                model("fake-responses", "fake-r", { provider: "openai-responses" }),
+                model("fake-anthropic", "fake-a", { provider: "anthropic" }),
               ]),
             },
           },

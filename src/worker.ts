@@ -7,6 +7,7 @@ import { modelCatalogFromEnv } from "./config/models.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http.ts";
 import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
+import { checkModel } from "./http/model-check.ts";
 import { benchRoutes } from "./http/bench-routes.ts";
 import { AppError, toAppError } from "./proto/connect/error.ts";
 
@@ -32,6 +33,13 @@ app.post("/aiserver.v1.BidiService/BidiAppend", async (c) => {
 });
 
 app.route("/__bench", benchRoutes); // answers only when BYOK_BENCH_ROUTES is "true"
+
+// Operator tools (JSON, same bearer token): test a configured model.
+app.post("/byok/v1/models/:name/check", async (c) => {
+  const body = c.req.header("content-type")?.includes("json") ? await c.req.json().catch(() => null) : undefined;
+  if (body === null) throw new AppError("invalid_argument", "the body is not valid JSON");
+  return c.json(await checkModel(c.env, c.req.param("name"), body));
+});
 
 app.post("/:service/:method", async (c) => {
   const handler = UNARY_ROUTES.get(new URL(c.req.url).pathname);

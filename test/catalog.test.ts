@@ -10,6 +10,9 @@ import {
 } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { GetUsableModelsResponseSchema } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { BASE } from "./support/cursor-client.ts";
+import { availableModels } from "../src/catalog/models.ts";
+import { applyParameters, parseVariant } from "../src/config/model-parameters.ts";
+import type { ModelConfig } from "../src/provider/types.ts";
 
 async function unary<D extends DescMessage>(path: string, schema: D) {
   const res = await exports.default.fetch(`${BASE}${path}`, {
@@ -32,17 +35,41 @@ describe("catalogue and account calls", () => {
 
   it("lists the configured models with their context token limits", async () => {
     const models = await unary("/aiserver.v1.AiService/AvailableModels", AvailableModelsResponseSchema);
-    expect(models.modelNames).toEqual(["fake-model", "fake-small"]);
-    expect(models.models.map((m) => [m.name, m.contextTokenLimit, m.supportsAgent])).toEqual([
+    expect(models.modelNames).toEqual(["fake-model", "fake-small", "fake-responses", "fake-anthropic"]);
+    expect(models.models.slice(0, 2).map((m) => [m.name, m.contextTokenLimit, m.supportsAgent])).toEqual([
       ["fake-model", 128000, true],
       ["fake-small", 32000, true],
     ]);
   });
 
+  it("offers reasoning and context choices as parameters and variants, never above the configured window", () => {
+    const model: ModelConfig = {
+      name: "big",
+      provider: "openai-chat",
+      baseUrl: "https://example.com/v1",
+      apiKey: "k",
+      model: "m",
+      contextWindow: 400_000,
+      reasoningEffort: "high",
+    };
+    const [entry] = availableModels([model]).models;
+    expect(entry!.parameterDefinitions.map((p) => [p.id, p.parameterType?.enumParameter?.values.map((v) => v.value)])).toEqual([
+      ["reasoning", ["low", "medium", "high"]],
+      ["context", ["128k", "200k", "272k", "400k"]],
+    ]);
+    expect(entry!.variants).toHaveLength(12);
+    const byDefault = entry!.variants.filter((v) => v.isDefaultNonMaxConfig);
+    expect(byDefault.map((v) => v.variantStringRepresentation)).toEqual(["big[context=400k,reasoning=high]"]);
+    expect(applyParameters(model, parseVariant("big[context=200k,reasoning=low]").parameters)).toMatchObject({
+      contextWindow: 200_000,
+      reasoningEffort: "low",
+    });
+  });
+
   it("offers the same models as usable on both services and names a default", async () => {
     for (const path of ["/agent.v1.AgentService/GetUsableModels", "/aiserver.v1.AiService/GetUsableModels"]) {
       const usable = await unary(path, GetUsableModelsResponseSchema);
-      expect(usable.models.map((m) => m.modelId)).toEqual(["fake-model", "fake-small"]);
+      expect(usable.models.map((m) => m.modelId)).toEqual(["fake-model", "fake-small", "fake-responses", "fake-anthropic"]);
       expect(usable.models[0]?.credentials.case).toBe("apiKeyCredentials");
     }
     expect((await unary("/aiserver.v1.AiService/GetDefaultModel", GetDefaultModelResponseSchema)).model).toBe("fake-model");

@@ -14,6 +14,7 @@ import {
   type ModelDetails,
 } from "../proto/gen/agent/v1/agent_pb.ts";
 import type { ModelConfig } from "../provider/types.ts";
+import { parameterChoices, type ParameterChoice } from "../config/model-parameters.ts";
 
 /** Placeholder credential: Cursor wants one per BYOK model; the real key stays server-side. */
 const CLIENT_CREDENTIAL = "byok-edge";
@@ -40,7 +41,39 @@ export function availableModels(models: ModelConfig[]): AvailableModelsResponse 
       namedModelSectionIndex: index,
       vendorName: "BYOK",
       tooltipData: { primaryText: `${m.name} (${m.provider}, bring your own key)` },
+      parameterDefinitions: parameterChoices(m).map((p) => ({
+        id: p.id,
+        name: p.name,
+        isCycleableByHotkey: p.id === "reasoning",
+        parameterType: {
+          enumParameter: { values: p.values.map((v) => ({ value: v.value, displayName: v.label })) },
+        },
+      })),
+      variants: variantsOf(m),
     })),
+    useModelParameters: true,
+  });
+}
+
+/** One variant per parameter combination, e.g. `name[context=200k,reasoning=high]`. */
+function variantsOf(model: ModelConfig) {
+  const choices = parameterChoices(model);
+  if (choices.length === 0) return [];
+  let combos: { id: string; value: string }[][] = [[]];
+  for (const choice of choices) {
+    combos = combos.flatMap((combo) => choice.values.map((v) => [...combo, { id: choice.id, value: v.value }]));
+  }
+  const isDefault = (combo: { id: string; value: string }[]) =>
+    combo.every((p) => choices.find((c: ParameterChoice) => c.id === p.id)?.defaultValue === p.value);
+  return combos.map((combo) => {
+    const sorted = [...combo].sort((a, b) => a.id.localeCompare(b.id));
+    return {
+      parameterValues: combo,
+      displayName: `${model.name} ${combo.map((p) => p.value).join(" ")}`,
+      isMaxMode: false,
+      isDefaultNonMaxConfig: isDefault(combo),
+      variantStringRepresentation: `${model.name}[${sorted.map((p) => `${p.id}=${p.value}`).join(",")}]`,
+    };
   });
 }
 

@@ -16,6 +16,7 @@ import { AppError } from "../proto/connect/error.ts";
 import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ModelCatalog } from "../config/models.ts";
+import { applyParameters, parseVariant } from "../config/model-parameters.ts";
 import type { ModelConfig, Provider, ProviderKind } from "../provider/types.ts";
 import { RUN_CANCELLED } from "../agent/errors.ts";
 import { Transport } from "./transport.ts";
@@ -257,13 +258,15 @@ export class ConversationSession {
 
   #resolveModel(request: AgentRunRequest, conversationId: string): { model: ModelConfig } | { error: AppError } {
     const catalog = this.deps.catalog();
-    const requested =
-      request.requestedModel?.modelId || request.modelDetails?.modelId || this.deps.store.conversation(conversationId)?.lastModel || "";
+    const variant = parseVariant(
+      request.requestedModel?.modelId || request.modelDetails?.modelId || this.deps.store.conversation(conversationId)?.lastModel || "",
+    );
+    const requested = variant.name;
     if (!requested) {
       return { error: new AppError("invalid_argument", "run_request names no model and the conversation has none yet") };
     }
     const model = catalog.models.find((m) => m.name === requested);
-    if (model) return { model };
+    if (model) return { model: applyParameters(model, [...variant.parameters, ...(request.requestedModel?.parameters ?? [])]) };
     const problem = catalog.problems.get(requested);
     if (problem) return { error: new AppError("failed_precondition", problem) };
     const names = catalog.models.map((m) => m.name).join(", ") || "none";
@@ -345,10 +348,13 @@ function runAction(request: AgentRunRequest): { action: RunAction } | { error: A
   switch (action?.case) {
     case "userMessageAction": {
       const user = action.value.userMessage;
+      if (user?.text.trim() === "/summarize") return { action: { kind: "summarize" } };
       return { action: { kind: "user_message", messageId: user?.messageId ?? "", text: user?.text ?? "" } };
     }
     case "resumeAction":
       return { action: { kind: "resume" } };
+    case "summarizeAction":
+      return { action: { kind: "summarize" } };
     default:
       return { error: new AppError("unimplemented", `conversation action ${action?.case ?? "(none)"} is not supported yet`) };
   }

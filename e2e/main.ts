@@ -1,0 +1,310 @@
+// End-to-end check of byok-edge as a real process: the fake provider server
+// (test/support) in this Node process, the worker in `wrangler dev`, and a
+// standard Connect client (connect-node) speaking binary Connect over HTTP/1.1.
+//
+// Checks:
+//  1. a text turn: RunSSE + BidiAppend(run_request) → the scripted text as
+//     text deltas, one turn_ended, a clean end of stream, and the provider saw
+//     the configured upstream model and key;
+//  2. a wrong bearer token → ConnectError Unauthenticated on a unary call;
+//  3. AvailableModels lists the configured model with its context_token_limit;
+//  4. the turn's usage row reached D1 (the local migrations were applied).
+// Prints "N passed, M failed" last; exits 0 only when all passed.
+import { randomBytes, randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import {
+  AgentClientMessageSchema,
+  AgentService,
+  type AgentClientMessage,
+  type AgentServerMessage,
+} from "../src/proto/gen/agent/v1/agent_pb.ts";
+import { AiService, BidiService } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
+import { startFakeProviderServer } from "../test/support/fake-provider-server.ts";
+import type { RecordedRequest, Step } from "../test/support/fake-provider-types.ts";
+import { KvClient } from "./support/kv-client.ts";
+import {
+  installExitHandlers,
+  isExiting,
+  makeTempDir,
+  onCleanup,
+  removeTempDir,
+  runCleanups,
+  runWrangler,
+  startWranglerDev,
+  type WranglerDev,
+} from "./support/wrangler-dev.ts";
+
+const MODEL_NAME = "e2e-model";
+const UPSTREAM_MODEL = "fake-upstream-model";
+const CONTEXT_WINDOW = 131_072;
+const TEXT_PARTS = ["Hello", " from", " the", " edge", "!"];
+const CALL_TIMEOUT_MS = 15_000;
+
+interface CheckResult {
+  name: string;
+  ok: boolean;
+  ms: number;
+  error?: string;
+}
+
+const results: CheckResult[] = [];
+
+async function check(name: string, body: () => Promise<void>): Promise<void> {
+  const start = performance.now();
+  try {
+    await body();
+    results.push({ name, ok: true, ms: performance.now() - start });
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    results.push({ name, ok: false, ms: performance.now() - start, error: message });
+  }
+  const r = results[results.length - 1]!;
+  console.log(`${r.ok ? "PASS" : "FAIL"}  ${r.name} (${r.ms.toFixed(0)} ms)${r.error ? `\n      ${r.error.replace(/\n/g, "\n      ")}` : ""}`);
+}
+
+function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString("hex");
+}
+
+function bearer(token: string): Interceptor {
+  return (next) => async (req) => {
+    req.header.set("authorization", `Bearer ${token}`);
+    // RunSSE is labelled text/event-stream for Cursor; a standard Connect peer asks for the standard label.
+    req.header.set("accept", "application/connect+proto");
+    return next(req);
+  };
+}
+
+function clients(baseUrl: string, token: string) {
+  const transport = createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors: [bearer(token)] });
+  return {
+    agent: createClient(AgentService, transport),
+    bidi: createClient(BidiService, transport),
+    ai: createClient(AiService, transport),
+  };
+}
+
+/** OpenAI Chat Completions SSE: role chunk, one chunk per part, finish "stop", usage (empty choices), [DONE]. */
+function chatScript(parts: string[]): Step[] {
+  const id = `chatcmpl-${randomUUID()}`;
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): Step => ({
+    data: JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: UPSTREAM_MODEL, choices, ...extra }),
+  });
+  return [
+    chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
+    ...parts.map((content) => chunk([{ index: 0, delta: { content }, finish_reason: null }])),
+    chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
+    chunk([], { usage: { prompt_tokens: 21, completion_tokens: parts.length, total_tokens: 21 + parts.length } }),
+    { data: "[DONE]" },
+  ];
+}
+
+async function providerCall(url: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`fake provider ${init.method ?? "GET"} ${url} → ${res.status}: ${await res.text()}`);
+  return res;
+}
+
+async function checkTurn(dev: WranglerDev, token: string, providerBase: string, apiKey: string): Promise<string> {
+  const scenarioId = `e2e-${randomUUID()}`;
+  await providerCall(`${providerBase}/__scenarios/${scenarioId}`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ responses: [{ steps: chatScript(TEXT_PARTS) }] }),
+  });
+
+  const { agent, bidi } = clients(dev.baseUrl, token);
+  const requestId = randomUUID();
+  const conversationId = randomUUID();
+  const abort = new AbortController();
+  const received: AgentServerMessage[] = [];
+  let seqno = 0; // 0 is the run_request; the client's replies follow
+  const append = (message: AgentClientMessage) =>
+    bidi.bidiAppend(
+      { requestId: { requestId }, appendSeqno: BigInt(seqno++), data: hex(toBinary(AgentClientMessageSchema, message)) },
+      { timeoutMs: CALL_TIMEOUT_MS },
+    );
+  // Like Cursor: store and acknowledge the conversation-state blobs the server sets.
+  const kv = new KvClient();
+  const replies: Promise<unknown>[] = [];
+  const streamDone = (async () => {
+    for await (const message of agent.runSSE({ requestId }, { signal: abort.signal, timeoutMs: CALL_TIMEOUT_MS })) {
+      received.push(message);
+      const reply = kv.reply(message);
+      if (reply) replies.push(append(reply));
+    }
+  })();
+  streamDone.catch(() => {}); // it may fail before the append returns; awaited (and reported) below
+
+  const runRequest = create(AgentClientMessageSchema, {
+    message: {
+      case: "runRequest",
+      value: {
+        conversationId,
+        requestedModel: { modelId: MODEL_NAME },
+        action: {
+          action: {
+            case: "userMessageAction",
+            value: { userMessage: { text: `Say hello. scenario:${scenarioId}`, messageId: randomUUID(), mode: 1 } },
+          },
+        },
+      },
+    },
+  });
+  try {
+    await append(runRequest);
+  } catch (error) {
+    abort.abort();
+    await streamDone.catch(() => {});
+    throw error;
+  }
+  await streamDone; // throws if the stream ended with an error or was cut
+  await Promise.all(replies);
+
+  const updates = received.flatMap((m) => (m.message.case === "interactionUpdate" ? [m.message.value.message] : []));
+  const text = updates.flatMap((u) => (u.case === "textDelta" ? [u.value.text] : [])).join("");
+  const turnEnded = updates.filter((u) => u.case === "turnEnded");
+  const summary = `updates: ${updates.map((u) => u.case).join(", ")}`;
+  assert(text === TEXT_PARTS.join(""), `text deltas were ${JSON.stringify(text)}, expected ${JSON.stringify(TEXT_PARTS.join(""))}; ${summary}`);
+  assert(turnEnded.length === 1, `expected exactly one turn_ended, saw ${turnEnded.length}; ${summary}`);
+  const lastUpdate = updates.at(-1);
+  assert(lastUpdate?.case === "turnEnded", `turn_ended was not the last update; ${summary}`);
+
+  const requests = (await (
+    await providerCall(`${providerBase}/__scenarios/${scenarioId}/requests?min=1&timeout_ms=5000`)
+  ).json()) as RecordedRequest[];
+  assert(requests.length === 1, `the provider got ${requests.length} requests, expected 1`);
+  const upstream = requests[0]!;
+  assert(upstream.path === "/v1/chat/completions", `provider path was ${upstream.path}`);
+  assert(upstream.headers.authorization === `Bearer ${apiKey}`, "the provider did not get the configured api key");
+  const body = JSON.parse(upstream.body) as { model?: string; stream?: boolean };
+  assert(body.model === UPSTREAM_MODEL, `provider request model was ${body.model}, expected ${UPSTREAM_MODEL}`);
+  assert(body.stream === true, "provider request was not streaming");
+  const kinds = [...new Set(received.map((m) => m.message.case))].join(", ");
+  console.log(`      ${received.length} messages (${kinds}); ${kv.blobs.size} blob(s) acknowledged; text ${JSON.stringify(text)}`);
+  console.log(`      ${summary}`);
+  return conversationId;
+}
+
+async function checkWrongToken(dev: WranglerDev): Promise<void> {
+  const { ai } = clients(dev.baseUrl, "wrong-token");
+  try {
+    await ai.availableModels({}, { timeoutMs: CALL_TIMEOUT_MS });
+  } catch (error) {
+    const err = ConnectError.from(error);
+    assert(err.code === Code.Unauthenticated, `expected Unauthenticated, got ${Code[err.code]}: ${err.message}`);
+    return;
+  }
+  throw new Error("AvailableModels with a wrong token succeeded");
+}
+
+async function checkAvailableModels(dev: WranglerDev, token: string): Promise<void> {
+  const { ai } = clients(dev.baseUrl, token);
+  const res = await ai.availableModels({}, { timeoutMs: CALL_TIMEOUT_MS });
+  const model = res.models.find((m) => m.name === MODEL_NAME);
+  assert(model, `AvailableModels did not list ${MODEL_NAME}: ${JSON.stringify(res.modelNames)}`);
+  assert(model.contextTokenLimit === CONTEXT_WINDOW, `context_token_limit was ${model.contextTokenLimit}, expected ${CONTEXT_WINDOW}`);
+  assert(res.modelNames.length === 1, `expected exactly the configured model, got ${JSON.stringify(res.modelNames)}`);
+}
+
+/** Usage is written best-effort after the run (waitUntil), so this polls, bounded. */
+async function checkUsageRecorded(workDir: string, conversationId: string): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  const sql = `SELECT model, status, input_tokens, output_tokens FROM usage WHERE conversation_id = '${conversationId}'`;
+  for (;;) {
+    const out = await runWrangler(
+      ["d1", "execute", "byok-edge", "--local", "--persist-to", `${workDir}/state`, "--json", "--command", sql],
+      workDir,
+      15_000,
+    );
+    const rows = (JSON.parse(out.slice(out.indexOf("["))) as { results: Record<string, unknown>[] }[])[0]?.results ?? [];
+    if (rows.length > 0) {
+      assert(rows.length === 1, `expected one usage row, got ${rows.length}`);
+      const row = rows[0]!;
+      assert(row.model === MODEL_NAME, `usage model was ${String(row.model)}`);
+      assert(row.input_tokens === 21 && row.output_tokens === TEXT_PARTS.length, `usage tokens were ${JSON.stringify(row)}`);
+      return;
+    }
+    if (performance.now() > deadline) throw new Error("no usage row in D1 for the turn");
+  }
+}
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  installExitHandlers();
+  const workDir = makeTempDir("byok-e2e");
+  let keepWorkDir = false; // kept on failure, for the whole wrangler log
+  onCleanup(() => {
+    if (!keepWorkDir) removeTempDir(workDir);
+  });
+
+  const provider = await startFakeProviderServer();
+  onCleanup(() => provider.close());
+  const providerBase = `http://127.0.0.1:${provider.port}`;
+
+  const token = randomBytes(24).toString("hex");
+  const apiKey = `sk-e2e-${randomBytes(8).toString("hex")}`;
+  const models = [
+    {
+      name: MODEL_NAME,
+      provider: "openai-chat",
+      base_url: `${providerBase}/v1`,
+      api_key: apiKey,
+      model: UPSTREAM_MODEL,
+      context_window: CONTEXT_WINDOW,
+    },
+  ];
+
+  let dev: WranglerDev | undefined;
+  try {
+    dev = await startWranglerDev({
+      workDir,
+      migrateD1: true,
+      vars: {
+        BYOK_TOKEN: token,
+        BYOK_MODELS: JSON.stringify(models),
+        BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
+      },
+    });
+    const readyMs = performance.now() - started;
+    console.log(`wrangler dev ready on ${dev.baseUrl} after ${(readyMs / 1000).toFixed(1)} s (fake provider on :${provider.port})`);
+
+    let conversationId: string | undefined;
+    await check("a text turn streams the scripted text, one turn_ended and a clean end", async () => {
+      conversationId = await checkTurn(dev!, token, providerBase, apiKey);
+    });
+    await check("a wrong bearer token gets Unauthenticated", () => checkWrongToken(dev!));
+    await check("AvailableModels lists the model with its context_token_limit", () => checkAvailableModels(dev!, token));
+    await check("the turn's usage row is in D1", async () => {
+      assert(conversationId, "no turn ran");
+      await checkUsageRecorded(workDir, conversationId);
+    });
+  } catch (error) {
+    results.push({ name: "setup", ok: false, ms: 0, error: error instanceof Error ? error.message : String(error) });
+    console.log(`FAIL  setup\n      ${String(error instanceof Error ? error.message : error).replace(/\n/g, "\n      ")}`);
+  }
+
+  const failed = results.filter((r) => !r.ok).length;
+  const passed = results.length - failed;
+  if (dev) {
+    await dev.stop(); // wrangler prints request lines late; stopping flushes them
+    const log = dev.log();
+    const problems = log.split("\n").filter((l) => /byok-edge: (request failed|could not record usage)|✘|\[ERROR\]/.test(l));
+    if (problems.length > 0) console.log(`warning: wrangler log has ${problems.length} error line(s):\n  ${problems.join("\n  ")}`);
+    if (failed > 0) console.log(`--- wrangler log tail (whole log kept in ${dev.logFile}) ---\n${dev.tail(60)}\n--- end of wrangler log ---`);
+  }
+  keepWorkDir = failed > 0 && !isExiting();
+  await runCleanups();
+  console.log(`e2e took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed === 0 && passed > 0 ? 0 : 1;
+}
+
+process.exit(await main());

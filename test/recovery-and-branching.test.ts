@@ -1,10 +1,13 @@
 // A conversation the server has lost continues from the client's own copy, and
 // an edited earlier message branches the history before it.
 import { describe, expect, it } from "vitest";
-import { chatText, createScenario } from "./support/fake-provider.ts";
+import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
 import { create } from "@bufbuild/protobuf";
 import { PreFetchedBlobSchema } from "../src/proto/gen/agent/v1/agent_pb.ts";
-import { runRequest, startTurn } from "./support/cursor-client.ts";
+import { clientMessage, runRequest, startTurn } from "./support/cursor-client.ts";
+import { readSuccess } from "./support/exec-replies.ts";
+import { deferred } from "./support/deferred.ts";
+import type { ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { messagesPrefix } from "./support/prefix.ts";
 
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -74,5 +77,43 @@ describe("recovery and branching", () => {
     const [, second] = await scenario.requests(2);
     const roles = (JSON.parse(second!.body) as { messages: { role: string }[] }).messages.map((m) => m.role);
     expect(roles).toEqual(["system", "user"]);
+  });
+});
+
+describe("resume", () => {
+  it("runs the tool calls a cancelled round left pending before any model call on resume_action", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([{ id: "pending-read", name: "Read", args: ['{"path":"/later"}'] }]),
+      chatText(["resumed and read it"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const firstExec = deferred<ExecServerMessage>();
+    const first = await startTurn({ conversationId, text: `resume me ${scenario.marker}` }, { onExec: (e) => firstExec.resolve(e) });
+    await firstExec.promise;
+    await first.reader.send(clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } }));
+    expect((await first.reader.end()).error?.code).toBe("canceled");
+
+    const resume = clientMessage({
+      message: { case: "runRequest", value: { conversationId, requestedModel: { modelId: "fake-model" }, action: { action: { case: "resumeAction", value: {} } } } },
+    });
+    const execs: ExecServerMessage[] = [];
+    const second = await startTurn(
+      { conversationId: "", text: "", message: resume },
+      {
+        onExec: (e, r) => {
+          execs.push(e);
+          return r.send(readSuccess(e, "late content"));
+        },
+      },
+    );
+    expect(await second.reader.end()).toEqual({});
+    expect(execs.map((e) => e.message.value)).toMatchObject([{ path: "/later", toolCallId: "pending-read" }]);
+    const kinds = second.reader.kinds();
+    expect(kinds.indexOf("execServerMessage")).toBeLessThan(kinds.indexOf("textDelta"));
+    const requests = await scenario.requests(2);
+    expect(requests).toHaveLength(2);
+    const last = (JSON.parse(requests[1]!.body) as { messages: { role: string; content: string }[] }).messages.at(-1)!;
+    expect(last.role).toBe("tool");
+    expect(last.content).toContain("late content");
   });
 });

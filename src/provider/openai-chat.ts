@@ -1,14 +1,13 @@
 // OpenAI Chat Completions streaming provider: one POST, SSE chunks in,
 // ModelEvents out, failures classified, abort honoured at every await.
-import { classifyHttpFailure, isProviderError, ProviderError, providerErrorFromNetwork } from "./failure.ts";
+import { isProviderError, ProviderError } from "./failure.ts";
 import { buildChatRequestBody } from "./openai-chat-request.ts";
 import { ChatStreamParser } from "./openai-chat-stream.ts";
+import { postStreaming } from "./http.ts";
 import { readSseEvents, type SseEvent } from "./sse.ts";
 import type { CallTimings, ModelEvent, ModelRequest, Provider } from "./types.ts";
 import { type WatchdogOptions, withStallWatchdog } from "./watchdog.ts";
 
-/** Enough of an error body to find the provider's message; the rest is discarded. */
-const ERROR_BODY_MAX_BYTES = 64 * 1024;
 const DONE_MARKER = "[DONE]";
 
 export type OpenAiChatOptions = WatchdogOptions;
@@ -23,12 +22,17 @@ async function* streamChat(
   options: OpenAiChatOptions,
 ): AsyncGenerator<ModelEvent> {
   const secrets = [request.model.apiKey];
-  const response = await send(request, timings);
-  if (!response.ok) throw await failureFromResponse(response, request.signal, secrets);
-  if (!response.body) throw new ProviderError("transient", "provider returned an empty response");
+  const response = await postStreaming({
+    model: request.model,
+    path: "/chat/completions",
+    headers: { authorization: `Bearer ${request.model.apiKey}` },
+    body: buildChatRequestBody(request),
+    signal: request.signal,
+    timings,
+  });
 
   const parser = new ChatStreamParser(secrets);
-  const events = withStallWatchdog(readSseEvents(response.body, request.signal), options);
+  const events = withStallWatchdog(readSseEvents(response.body!, request.signal), options);
   try {
     while (true) {
       const message = await nextOrEnd(events, parser, request.signal);
@@ -62,65 +66,6 @@ async function nextOrEnd(
   } catch (error) {
     if (parser.finished && !signal.aborted && isProviderError(error)) return undefined;
     throw error;
-  }
-}
-
-async function send(request: ModelRequest, timings: CallTimings | undefined): Promise<Response> {
-  const { model, signal } = request;
-  const url = `${model.baseUrl.replace(/\/+$/, "")}/chat/completions`;
-  const sentAt = Date.now();
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${model.apiKey}`,
-        "content-type": "application/json",
-        accept: "text/event-stream",
-        ...model.headers,
-      },
-      body: buildChatRequestBody(request),
-      signal,
-    });
-  } catch (error) {
-    if (signal.aborted) throw signal.reason;
-    throw providerErrorFromNetwork(error);
-  }
-  if (timings) {
-    timings.httpStatus = response.status;
-    timings.ttfbMs = Date.now() - sentAt;
-  }
-  return response;
-}
-
-async function failureFromResponse(response: Response, signal: AbortSignal, secrets: string[]): Promise<ProviderError> {
-  let bodyText = "";
-  try {
-    bodyText = await readBoundedText(response.body, ERROR_BODY_MAX_BYTES);
-  } catch {
-    if (signal.aborted) throw signal.reason;
-    // The status alone still classifies the failure.
-  }
-  return classifyHttpFailure(response.status, response.headers, bodyText, secrets);
-}
-
-async function readBoundedText(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> {
-  if (!body) return "";
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  let bytes = 0;
-  try {
-    while (bytes < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const part = value.subarray(0, maxBytes - bytes);
-      bytes += part.byteLength;
-      text += decoder.decode(part, { stream: true });
-    }
-    return text + decoder.decode();
-  } finally {
-    void reader.cancel().catch(() => undefined); // the rest of the body is not needed
   }
 }
 

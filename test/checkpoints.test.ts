@@ -4,9 +4,6 @@ import { chatText, chatToolCalls, createScenario } from "./support/fake-provider
 import { startTurn } from "./support/cursor-client.ts";
 import { readNotFound, readSuccess, writeSuccess } from "./support/exec-replies.ts";
 
-interface ChatRequest {
-  messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
-}
 
 
 describe("checkpoints", () => {

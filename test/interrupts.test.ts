@@ -314,11 +314,13 @@ describe("interrupts", () => {
   it("records a run interrupted by an object restart as failed and serves the next request", async () => {
     const scenario = await createScenario([HANG, chatText(["after restart"])]);
     const conversationId = crypto.randomUUID();
-    const { requestId } = await startTurn({ conversationId, text: `restart ${scenario.marker}` });
+    const { requestId, reader } = await startTurn({ conversationId, text: `restart ${scenario.marker}` });
     await scenario.requests(1);
     await runInDurableObject(stubOf(conversationId), (_instance, state) => {
       state.abort("simulated eviction");
     }).catch(() => undefined);
+    // The open stream ends with one clear error, not a broken body.
+    expect((await reader.end()).error?.code).toBe("unavailable");
 
     const rows = await runRows(conversationId);
     expect(rows.map((r) => r.status)).toEqual(["failed"]);

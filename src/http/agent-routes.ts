@@ -6,6 +6,7 @@ import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../proto/gen/aiser
 import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { decodeClientMessage } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
+import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import { conversationName, routerName } from "../durable/names.ts";
 import { ROUTE_WAIT_MS } from "../durable/router-object.ts";
 import type { Principal } from "../auth/principal.ts";
@@ -87,9 +88,16 @@ function forwardCancel(source: ReadableStream<Uint8Array>, onCancel: () => Promi
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const { value, done } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
+        try {
+          const { value, done } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch {
+          // The object went away mid-stream (eviction, deploy): end the stream
+          // with one clear error instead of a broken body.
+          controller.enqueue(encodeEndStream(new AppError("unavailable", "the conversation was interrupted; send the message again")));
+          controller.close();
+        }
       },
       async cancel(reason) {
         await Promise.allSettled([onCancel(), reader.cancel(reason)]);

@@ -1,6 +1,6 @@
 // The per-request ordering of appends by append_seqno.
 import { describe, expect, it } from "vitest";
-import { OrderedInbox } from "../src/durable/inbox.ts";
+import { INBOX_MAX_BUFFERED, OrderedInbox } from "../src/durable/inbox.ts";
 
 describe("OrderedInbox", () => {
   it("releases appends that arrive in reverse order only when the gap fills, in seqno order", () => {
@@ -19,5 +19,12 @@ describe("OrderedInbox", () => {
     expect(inbox.push(2, "c")).toEqual({ status: "buffered" });
     expect(inbox.push(2, "c again")).toEqual({ status: "duplicate" });
     expect(inbox.push(1, "b")).toEqual({ status: "released", items: ["b", "c"] });
+  });
+
+  it("refuses to buffer without bound when an early seqno never arrives", () => {
+    const inbox = new OrderedInbox<number>();
+    for (let n = 1; n <= INBOX_MAX_BUFFERED; n++) expect(inbox.push(n, n).status).toBe("buffered");
+    expect(inbox.push(INBOX_MAX_BUFFERED + 1, 0)).toEqual({ status: "overflow" });
+    expect(inbox.push(0, 0).status).toBe("released");
   });
 });

@@ -68,4 +68,17 @@ describe("routing appends and streams", () => {
     expect(await second.end()).toEqual({});
     expect(second.text()).toBe("ab");
   });
+
+  it("sends idle heartbeats while a running turn is quiet, without adding them to the replay", async () => {
+    const scenario = await createScenario([withGates(chatText(["late"]), { 1: "quiet" })]);
+    const { requestId, reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `quiet ${scenario.marker}` });
+    await scenario.reached("quiet");
+    // The session checks every second and beats after 5 s of silence.
+    await reader.until((f) => updateCase(f) === "heartbeat", "an idle heartbeat", 9_000);
+    await scenario.release("quiet");
+    expect(await reader.end()).toEqual({});
+    const replay = await FrameReader.open(requestId, { respond: false });
+    await replay.end();
+    expect(replay.kinds()).not.toContain("heartbeat");
+  }, 20_000);
 });

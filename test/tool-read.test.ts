@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
-import { startTurn } from "./support/cursor-client.ts";
+import { clientMessage, startTurn } from "./support/cursor-client.ts";
 import { readSuccess } from "./support/exec-replies.ts";
 
 interface ChatRequest {
@@ -59,5 +59,27 @@ describe("a Read round trip", () => {
     expect(messages.at(-2)?.tool_calls?.[0]?.function.name).toBe("Read");
     expect(messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call-read" });
     expect(messages.at(-1)?.content).toContain("export const a = 1;");
+  });
+
+  it("ignores results for unknown exec ids and keeps waiting through an empty result, matching by numeric id only", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([{ id: "call-x", name: "Read", args: ['{"path":"/x"}'] }]),
+      chatText(["got it"]),
+    ]);
+    const { reader } = await startTurn(
+      { conversationId: crypto.randomUUID(), text: `ids ${scenario.marker}` },
+      {
+        onExec: async (exec, r) => {
+          await r.send(readSuccess({ ...exec, id: exec.id + 1000 }, "from a stranger"));
+          await r.send(clientMessage({ message: { case: "execClientMessage", value: { id: exec.id } } }));
+          await r.send(readSuccess(exec, "the real content"));
+        },
+      },
+    );
+    expect(await reader.end()).toEqual({});
+    const [, second] = await scenario.requests(2);
+    const result = parse(second!.body).messages.at(-1)!;
+    expect(result.content).toContain("the real content");
+    expect(result.content).not.toContain("stranger");
   });
 });

@@ -6,7 +6,8 @@ export type InboxPush<T> =
   | { status: "released"; items: T[] }
   | { status: "buffered" }
   | { status: "duplicate" }
-  | { status: "stale" };
+  | { status: "stale" }
+  | { status: "overflow" };
 
 /** Upper bound on buffered out-of-order appends for one request. */
 export const INBOX_MAX_BUFFERED = 1024;
@@ -31,7 +32,7 @@ export class OrderedInbox<T> {
     if (seqno < this.#next) return { status: "stale" };
     if (this.#pending.has(seqno)) return { status: "duplicate" };
     if (seqno > this.#next) {
-      if (this.#pending.size >= INBOX_MAX_BUFFERED) throw new RangeError("too many out-of-order appends");
+      if (this.#pending.size >= INBOX_MAX_BUFFERED) return { status: "overflow" };
       this.#pending.set(seqno, item);
       return { status: "buffered" };
     }

@@ -62,7 +62,8 @@ export type AppendResult =
   | { status: "accepted" }
   | { status: "buffered" }
   | { status: "duplicate" }
-  | { status: "stale" };
+  | { status: "stale" }
+  | { status: "overflow" };
 
 export class ConversationSession {
   readonly #transports = new Map<string, Transport>();

@@ -44,7 +44,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
     message.message.case === "runRequest"
       ? await bindConversation(env, principal, requestId, message)
       : await resolveConversation(env, principal, requestId);
-  await conversationStub(env, principal, conversationId).append({
+  const result = await conversationStub(env, principal, conversationId).append({
     principal: principal.id,
     conversationId,
     requestId,
@@ -52,6 +52,9 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
     message: bytes,
     ...(parent && { parent }),
   });
+  if (result.status === "overflow") {
+    throw new AppError("resource_exhausted", "too many appends are waiting for an earlier append_seqno");
+  }
 }
 
 async function bindConversation(

@@ -9,7 +9,7 @@ import { conversationName } from "../src/durable/names.ts";
 import { RunRegistry } from "../src/durable/run-registry.ts";
 import { ConversationStore } from "../src/store/conversation-store.ts";
 import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
-import { appendOk, clientMessage, FrameReader, heartbeat, startTurn, updateCase, type Frame } from "./support/cursor-client.ts";
+import { appendOk, clientMessage, FrameReader, heartbeat, runRequest, startTurn, updateCase, type Frame } from "./support/cursor-client.ts";
 import { readSuccess } from "./support/exec-replies.ts";
 import { deferred } from "./support/deferred.ts";
 
@@ -342,5 +342,41 @@ describe("interrupts", () => {
     const [, second] = await scenario.requests(2);
     const contents = (JSON.parse(second!.body) as { messages: { role: string; content: string }[] }).messages.map((m) => m.content);
     expect(contents.slice(-2)).toEqual(["next question", "a late thought"]);
+  });
+
+  it("lets a second run_request on a live request replace its run, the stream going on with the new run", async () => {
+    const scenario = await createScenario([HANG, chatText(["the newer run"])]);
+    const conversationId = crypto.randomUUID();
+    const { requestId, reader } = await startTurn({ conversationId, text: `first ${scenario.marker}` });
+    await scenario.requests(1);
+    await appendOk(requestId, "next", runRequest({ conversationId, text: "second" }));
+    expect(await reader.end()).toEqual({});
+    expect(reader.text()).toBe("the newer run");
+    expect((await runRows(conversationId)).map((r) => r.status)).toEqual(["cancelled", "completed"]);
+  });
+
+  it("serves a later turn on a request id whose stream already ended, with fresh exec ids continuing the old ones", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([{ id: "a", name: "Read", args: ['{"path":"/a"}'] }]),
+      chatText(["one"]),
+      chatToolCalls([{ id: "b", name: "Read", args: ['{"path":"/b"}'] }]),
+      chatText(["two"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const ids: number[] = [];
+    const behaviour = {
+      onExec: (exec: ExecServerMessage, r: FrameReader) => {
+        ids.push(exec.id);
+        return r.send(readSuccess(exec, "x"));
+      },
+    };
+    const first = await startTurn({ conversationId, text: `reuse ${scenario.marker}` }, behaviour);
+    expect(await first.reader.end()).toEqual({});
+    await appendOk(first.requestId, "next", runRequest({ conversationId, text: "again" }));
+    const again = await FrameReader.open(first.requestId, behaviour);
+    expect(await again.end()).toEqual({});
+    expect(again.text()).toBe("two");
+    expect(ids).toHaveLength(2);
+    expect(ids[1]).toBeGreaterThan(ids[0]!);
   });
 });

@@ -25,9 +25,11 @@ interface Pending<T> {
 }
 
 export class RequestChannel implements ClientChannel {
-  /** Exec and interaction ids share one space from 1 and are never reused. */
-  #nextId = 1;
-  #nextKvId = 0;
+  /**
+   * Exec and interaction ids share one space from 1, KV ids another from 0; both
+   * belong to the request (shared by every run on it), so ids are never reused.
+   */
+  readonly #ids: RequestIds;
   readonly #execs = new Map<number, OpenExec>();
   readonly #interactions = new Map<number, Pending<InteractionResponse>>();
   readonly #kv = new Map<number, Pending<KvClientMessage>>();
@@ -36,11 +38,10 @@ export class RequestChannel implements ClientChannel {
   constructor(
     readonly emit: (message: AgentServerMessage) => void,
     readonly signal: AbortSignal,
-    /** Where this request's id space continues (a request id can carry several runs). */
-    ids: { nextId: number; nextKvId: number } = { nextId: 1, nextKvId: 0 },
+    /** The request's id counters, advanced in place (a request can carry several runs). */
+    ids: RequestIds = { nextId: 1, nextKvId: 0 },
   ) {
-    this.#nextId = ids.nextId;
-    this.#nextKvId = ids.nextKvId;
+    this.#ids = ids;
     signal.addEventListener("abort", () => {
       for (const reject of this.#abortWaiters) reject(signal.reason);
       this.#abortWaiters.clear();
@@ -49,7 +50,7 @@ export class RequestChannel implements ClientChannel {
 
   exec(args: ExecArgs, options: { toolCallId?: string; acceptHookAdditionalContexts?: boolean } = {}): ExecCall {
     this.signal.throwIfAborted();
-    const id = this.#nextId++;
+    const id = this.#ids.nextId++;
     const toolCallId = options.toolCallId ?? "";
     const open: OpenExec = { toolCallId, queue: [], waiter: undefined, detached: args?.case === "subagentArgs" };
     this.#execs.set(id, open);
@@ -82,7 +83,7 @@ export class RequestChannel implements ClientChannel {
 
   interaction(query: InteractionQueryInit): Promise<InteractionResponse> {
     this.signal.throwIfAborted();
-    const id = this.#nextId++;
+    const id = this.#ids.nextId++;
     const reply = this.#wait<InteractionResponse>((resolve, reject) => this.#interactions.set(id, { resolve, reject }));
     this.emit(create(AgentServerMessageSchema, { message: { case: "interactionQuery", value: { id, query } } }));
     return reply;
@@ -91,7 +92,7 @@ export class RequestChannel implements ClientChannel {
   /** Sends a KV request and resolves with the client's reply, or rejects after `timeoutMs`. */
   kv(request: KvRequest, timeoutMs: number): Promise<KvClientMessage> {
     this.signal.throwIfAborted();
-    const id = this.#nextKvId++;
+    const id = this.#ids.nextKvId++;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const reply = this.#wait<KvClientMessage>((resolve, reject) => {
       this.#kv.set(id, { resolve, reject });
@@ -138,11 +139,6 @@ export class RequestChannel implements ClientChannel {
     if (!pending) return;
     this.#kv.delete(message.id);
     pending.resolve(message);
-  }
-
-  /** The id space consumed so far, for the request's next run. */
-  get ids(): { nextId: number; nextKvId: number } {
-    return { nextId: this.#nextId, nextKvId: this.#nextKvId };
   }
 
   /** Forgets the execs of a finished tool call so they are not aborted later. */
@@ -224,6 +220,11 @@ export class RequestChannel implements ClientChannel {
       );
     });
   }
+}
+
+export interface RequestIds {
+  nextId: number;
+  nextKvId: number;
 }
 
 export type KvRequest =

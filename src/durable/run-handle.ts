@@ -1,11 +1,14 @@
 // A live run: its id, where its output goes, how to stop it, and how to steer it.
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { RunControl } from "../agent/run-control.ts";
+import { RequestChannel } from "../agent/client-channel.ts";
 import type { Transport } from "./transport.ts";
 
 export class RunHandle {
   readonly #controller = new AbortController();
   readonly control: RunControl;
+  /** This run's reverse RPCs; ids continue the request's id space. */
+  readonly channel: RequestChannel;
 
   constructor(
     readonly runId: string,
@@ -13,6 +16,7 @@ export class RunHandle {
     emit: (message: AgentServerMessage) => void,
   ) {
     this.control = new RunControl(this.#controller.signal, emit);
+    this.channel = new RequestChannel(emit, this.#controller.signal, transport.ids);
   }
 
   get signal(): AbortSignal {

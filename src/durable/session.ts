@@ -7,7 +7,6 @@ import type { Injection } from "../agent/run-control.ts";
 import { RunRegistry } from "./run-registry.ts";
 import { applyRuntimeAction } from "./runtime-actions.ts";
 import { toHex } from "../agent/checkpoint.ts";
-import { RequestChannel } from "../agent/client-channel.ts";
 import { runAgent, type RunAction, type RunOutcome } from "../agent/run.ts";
 import { subagentModelResolver } from "../agent/subagent-model.ts";
 import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
@@ -103,7 +102,8 @@ export class ConversationSession {
     if (message.message.case === "clientHeartbeat") transport.outbox.pushTransient(HEARTBEAT_FRAME);
     const pushed = transport.inbox.push(input.seqno, message);
     if (pushed.status !== "released") return pushed;
-    for (const item of pushed.items) this.#dispatch(transport, item, input);
+    // Looked up per item: a run_request may renew the request's transport.
+    for (const item of pushed.items) this.#dispatch(this.#transports.get(input.requestId) ?? transport, item, input);
     return { status: "accepted" };
   }
 
@@ -157,11 +157,16 @@ export class ConversationSession {
     applyRuntimeAction({ transport, queueForNextRun: (injection) => this.#queuedForNextRun.push(injection) }, action);
   }
 
-  #startRun(transport: Transport, request: AgentRunRequest, input: AppendInput): void {
-    if (transport.state.kind !== "waiting") {
-      // Cursor reuses a request id only after its turn ended; a second
-      // run_request on a live request replaces the running one.
-      if (transport.state.kind === "running") transport.state.run.cancel("replaced by a newer run_request");
+  #startRun(current: Transport, request: AgentRunRequest, input: AppendInput): void {
+    let transport = current;
+    if (transport.state.kind === "running") {
+      // A second run_request on a live request replaces the running one; the
+      // stream goes on with the new run.
+      transport.state.run.cancel("replaced by a newer run_request");
+    } else if (transport.state.kind === "ended") {
+      // Cursor may reuse a request id for a later turn: a fresh stream, same seqno order and ids.
+      transport = new Transport(input.requestId, (t, remaining) => this.#onDetach(t, remaining), transport);
+      this.#transports.set(input.requestId, transport);
     }
     const resolved = this.#resolveModel(request, input.conversationId);
     if ("error" in resolved) {
@@ -180,9 +185,8 @@ export class ConversationSession {
     this.deps.store.claimRun({ runId, conversationId: input.conversationId, requestId: input.requestId, model: model.name });
     const emit = (message: AgentServerMessage) => transport.outbox.push(serverFrame(message));
     const run = new RunHandle(runId, transport, emit);
-    const channel = new RequestChannel(emit, run.signal, transport.ids);
+    const channel = run.channel;
     transport.state = { kind: "running", run };
-    transport.channel = channel;
     // One active run per conversation: a newer run replaces the older one.
     this.#conversationId = input.conversationId;
     this.#registry.activate(input.conversationId, runId, run);
@@ -227,22 +231,15 @@ export class ConversationSession {
   }
 
   #finishRun(run: RunHandle, conversationId: string, model: string, outcome: RunOutcome): void {
-    const transport = run.transport;
-    if (transport.channel) {
-      // Every exec still running is aborted before the stream ends.
-      if (outcome.status !== "completed") transport.channel.abortOpenExecs({ includeDetached: true });
-      transport.ids = transport.channel.ids;
-      transport.channel = null;
-    }
+    // Every exec still running is aborted before the stream ends.
+    if (outcome.status !== "completed") run.channel.abortOpenExecs({ includeDetached: true });
     const final: RunOutcome = run.cancelled && outcome.status !== "cancelled" ? { status: "cancelled", usage: outcome.usage } : outcome;
     switch (final.status) {
       case "completed":
         this.deps.store.finishRun(run.runId, "completed", { usage: final.usage });
-        this.#end(run.transport);
         break;
       case "cancelled":
         this.deps.store.finishRun(run.runId, "cancelled", { usage: final.usage });
-        this.#end(run.transport, RUN_CANCELLED());
         break;
       case "failed":
         this.deps.store.finishRun(run.runId, "failed", {
@@ -250,8 +247,12 @@ export class ConversationSession {
           failureCode: final.error.code,
           failureMessage: final.error.message,
         });
-        this.#end(run.transport, final.error);
         break;
+    }
+    // A run replaced by a newer run_request on the same request leaves the stream to it.
+    const transport = run.transport;
+    if (transport.state.kind === "running" && transport.state.run === run) {
+      this.#end(transport, final.status === "completed" ? undefined : final.status === "cancelled" ? RUN_CANCELLED() : final.error);
     }
     this.#registry.release(conversationId, run.runId);
     this.deps.onRunFinished({ runId: run.runId, conversationId, model, outcome: final });

@@ -4,7 +4,7 @@ import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { OrderedInbox } from "./inbox.ts";
 import { Outbox } from "./outbox.ts";
 import type { RunHandle } from "./run-handle.ts";
-import type { RequestChannel } from "../agent/client-channel.ts";
+import type { RequestChannel, RequestIds } from "../agent/client-channel.ts";
 
 export type TransportState =
   | { kind: "waiting" } // no run_request yet (RunSSE or a heartbeat came first)
@@ -12,13 +12,11 @@ export type TransportState =
   | { kind: "ended" }; // the end-stream frame is written
 
 export class Transport {
-  readonly inbox = new OrderedInbox<AgentClientMessage>();
+  readonly inbox: OrderedInbox<AgentClientMessage>;
   readonly outbox: Outbox;
   state: TransportState = { kind: "waiting" };
-  /** The reverse-RPC channel of the running run, if any. */
-  channel: RequestChannel | null = null;
   /** The request's exec/KV id space, continued by each run on this request. */
-  ids = { nextId: 1, nextKvId: 0 };
+  readonly ids: RequestIds;
   /** Running while no subscriber is attached; cancels the run when it fires. */
   graceTimer: ReturnType<typeof setTimeout> | undefined;
   readonly createdAtMs = Date.now();
@@ -26,7 +24,16 @@ export class Transport {
   constructor(
     readonly requestId: string,
     onDetach: (transport: Transport, remaining: number) => void,
+    /** A request reused after its stream ended keeps its seqno order and id space. */
+    previous?: Transport,
   ) {
     this.outbox = new Outbox((remaining) => onDetach(this, remaining));
+    this.inbox = previous?.inbox ?? new OrderedInbox<AgentClientMessage>();
+    this.ids = previous?.ids ?? { nextId: 1, nextKvId: 0 };
+  }
+
+  /** The reverse-RPC channel of the running run, if any. */
+  get channel(): RequestChannel | null {
+    return this.state.kind === "running" ? this.state.run.channel : null;
   }
 }

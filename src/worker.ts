@@ -10,6 +10,7 @@ import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
 import { checkModel } from "./http/model-check.ts";
 import { benchRoutes } from "./http/bench-routes.ts";
 import { AppError, toAppError } from "./proto/connect/error.ts";
+import { errorKind } from "./proto/connect/log-safe.ts";
 
 export { ConversationObject } from "./durable/conversation-object.ts";
 export { RouterObject } from "./durable/router-object.ts";
@@ -55,7 +56,7 @@ app.all("*", (c) => {
 
 app.onError((err) => {
   const error = toAppError(err);
-  if (error.code === "internal") console.error("byok-edge: request failed", error.cause);
+  if (error.code === "internal") console.error("byok-edge: request failed:", errorKind(error.cause));
   return errorResponse(error);
 });
 

@@ -9,7 +9,17 @@ import { conversationName } from "../src/durable/names.ts";
 import { RunRegistry } from "../src/durable/run-registry.ts";
 import { ConversationStore } from "../src/store/conversation-store.ts";
 import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
-import { appendOk, clientMessage, FrameReader, heartbeat, runRequest, startTurn, updateCase, type Frame } from "./support/cursor-client.ts";
+import {
+  appendOk,
+  clientMessage,
+  FrameReader,
+  heartbeat,
+  restartSeqnos,
+  runRequest,
+  startTurn,
+  updateCase,
+  type Frame,
+} from "./support/cursor-client.ts";
 import { readSuccess } from "./support/exec-replies.ts";
 import { deferred } from "./support/deferred.ts";
 
@@ -378,5 +388,35 @@ describe("interrupts", () => {
     expect(again.text()).toBe("two");
     expect(ids).toHaveLength(2);
     expect(ids[1]).toBeGreaterThan(ids[0]!);
+  });
+
+  it("starts a new stream when a finished request id is reused from seqno 0, keeping exec ids unique", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([{ id: "a", name: "Read", args: ['{"path":"/a"}'] }]),
+      chatText(["one"]),
+      chatToolCalls([{ id: "b", name: "Read", args: ['{"path":"/b"}'] }]),
+      chatText(["two"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const ids: number[] = [];
+    const onExec = (exec: ExecServerMessage, r: FrameReader) => {
+      ids.push(exec.id);
+      return r.send(readSuccess(exec, "x"));
+    };
+    const first = await startTurn({ conversationId, text: `again ${scenario.marker}` }, { onExec });
+    expect(await first.reader.end()).toEqual({});
+    restartSeqnos(first.requestId);
+    await appendOk(first.requestId, 0, runRequest({ conversationId, text: "from zero" }));
+    const again = await FrameReader.open(first.requestId, { onExec });
+    expect(await again.end()).toEqual({});
+    expect(again.text()).toBe("two");
+    expect(ids[1]).toBeGreaterThan(ids[0]!);
+  });
+
+  it("cancels a run nobody subscribes to once the disconnect grace has passed", async () => {
+    const scenario = await createScenario([HANG]);
+    const conversationId = crypto.randomUUID();
+    await appendOk(crypto.randomUUID(), 0, runRequest({ conversationId, text: `alone ${scenario.marker}` }));
+    await vi.waitFor(async () => expect((await runRows(conversationId))[0]?.status).toBe("cancelled"), { timeout: 5_000, interval: 50 });
   });
 });

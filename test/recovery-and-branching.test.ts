@@ -64,6 +64,22 @@ describe("recovery and branching", () => {
     expect(third[0]).toEqual(firstMessages[0]);
   });
 
+  it("branches before an earlier message that is re-sent unchanged after later turns (a re-run from there)", async () => {
+    const scenario = await createScenario([chatText(["a1"]), chatText(["a2"]), chatText(["a1 again"])]);
+    const conversationId = crypto.randomUUID();
+    for (const [id, text] of [
+      ["q1", `question one ${scenario.marker}`],
+      ["q2", "question two"],
+      ["q1", `question one ${scenario.marker}`],
+    ] as const) {
+      const { reader } = await startTurn({ conversationId, text, messageId: id });
+      expect(await reader.end()).toEqual({});
+    }
+    const [, , third] = await scenario.requests(3);
+    const roles = (JSON.parse(third!.body) as { messages: { role: string }[] }).messages.map((m) => m.role);
+    expect(roles).toEqual(["system", "user"]);
+  });
+
   it("does not duplicate a message that is re-sent unchanged after a failed attempt", async () => {
     const scenario = await createScenario([
       { status: 400, body: JSON.stringify({ error: { message: "bad request this time" } }) },

@@ -34,7 +34,7 @@ export async function prepareCheckpoint(deps: Omit<CheckpointDeps, "emit">, inpu
       const replies = await Promise.all(
         missing.map(([, blob]) => deps.channel.kv({ case: "setBlobArgs", value: { blobId: blob.id, blobData: blob.data } }, timeout)),
       );
-      const failed = replies.find((r) => r.message.case === "setBlobResult" && r.message.value.error);
+      const failed = replies.find((r) => r.message.case !== "setBlobResult" || r.message.value.error);
       if (failed) throw new AppError("data_loss", "the client could not store the conversation state");
     } catch (err) {
       if (err instanceof KvTimeoutError) {

@@ -35,10 +35,10 @@ export interface CompactionInput {
 
 export async function compactHistory(deps: CompactionDeps, input: CompactionInput): Promise<Usage> {
   const { store } = deps;
-  deps.emit(interactionUpdate({ case: "summaryStarted", value: {} }));
   const history = store.history(input.conversationId);
   const firstNonSystem = history.find((m) => m.message.role !== "system");
   if (!firstNonSystem) throw new AppError("failed_precondition", "there is nothing to summarize yet");
+  deps.emit(interactionUpdate({ case: "summaryStarted", value: {} }));
   const tail = input.keepCurrentQuery ? currentQuery(history) : undefined;
   const toSummarize = history.filter((m) => m !== tail).map((m) => m.message);
 
@@ -48,7 +48,7 @@ export async function compactHistory(deps: CompactionDeps, input: CompactionInpu
       runId: input.runId,
       conversationId: input.conversationId,
       model: input.model,
-      messages: [...projectHistory(toSummarize, { kind: "resume" }), { role: "user", content: compactionPrompt.trim() }],
+      messages: [...projectHistory(toSummarize), { role: "user", content: compactionPrompt.trim() }],
       tools: [],
       forward: false,
       signal: input.signal,

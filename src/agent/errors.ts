@@ -15,7 +15,8 @@ export function providerFailure(err: ProviderError, modelName: string): AppError
     details: {
       title: "Provider Error",
       detail,
-      allowCommandLinksPotentiallyUnsafePleaseOnlyUseForHandwrittenTrustedMarkdown: true,
+      // The detail carries provider text, which is not trusted markdown.
+      allowCommandLinksPotentiallyUnsafePleaseOnlyUseForHandwrittenTrustedMarkdown: false,
       isRetryable: err.kind !== "authorization" && err.kind !== "request",
       showRequestId: true,
       shouldShowImmediateError: false,

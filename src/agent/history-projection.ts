@@ -1,13 +1,11 @@
 // The stored history as a provider request. Stored messages are never rewritten;
 // the projection only adds what a request must have and storage cannot: results
-// for tool calls an interruption left unanswered, and a resume's nudge.
+// for tool calls an interruption left unanswered.
 import type { ChatMessage } from "../provider/types.ts";
-import type { RunAction } from "./run.ts";
 
 export const INTERRUPTED_TOOL_RESULT = "Tool execution was interrupted by a newer user message.";
-const RESUME_NUDGE = "Continue from where you left off.";
 
-export function projectHistory(history: ChatMessage[], action: RunAction): ChatMessage[] {
+export function projectHistory(history: ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (let i = 0; i < history.length; i++) {
     const message = history[i]!;
@@ -27,9 +25,6 @@ export function projectHistory(history: ChatMessage[], action: RunAction): ChatM
       }
     }
     i = j - 1;
-  }
-  if (action.kind === "resume" && out.at(-1)?.role === "assistant" && !(out.at(-1) as { toolCalls?: unknown[] }).toolCalls?.length) {
-    out.push({ role: "user", content: RESUME_NUDGE });
   }
   return out;
 }

@@ -8,6 +8,8 @@ export interface Injection {
   id: string;
   messageId: string;
   text: string;
+  /** System context is model input only: not a user turn, not shown as one. */
+  kind: "user" | "system";
 }
 
 export type RunPhase = "preparing" | "model" | "tools" | "finishing";

@@ -18,6 +18,7 @@ import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
 import { compactHistory, estimateTokens, exceedsWindow, isContextOverflow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
 import { interactionUpdate } from "../proto/frames.ts";
+import { errorKind } from "../proto/connect/log-safe.ts";
 import { RunControl, type Injection } from "./run-control.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
@@ -42,7 +43,7 @@ export interface RunInput {
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
   /** Steers the run from outside (injections); created by the caller so it can reach it. */
   control: RunControl;
-  /** User messages that arrived after the previous run ended, delivered first. */
+  /** Input that arrived after the previous run stopped taking it; delivered after this run's own message. */
   queued?: Injection[];
 }
 
@@ -71,7 +72,12 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
       mode: input.state.mode,
       todos: input.state.todos,
     });
-  const checkpoint = async (pending?: Extract<ChatMessage, { role: "assistant" }>) => deps.emit(await prepare(pending));
+  // A stopped run publishes nothing more: its checkpoints would land in another run's stream.
+  const checkpoint = async (pending?: Extract<ChatMessage, { role: "assistant" }>) => {
+    const message = await prepare(pending);
+    input.signal.throwIfAborted();
+    deps.emit(message);
+  };
   const { control } = input;
   let compacted = false;
   const compact = async (keepCurrentQuery: boolean) => {
@@ -85,6 +91,7 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
     if (input.action.kind === "summarize") {
       await compact(false);
       const final = await prepare();
+      input.signal.throwIfAborted();
       deps.emit(updates.turnEnded(usage));
       for (let i = 0; i < 3; i++) deps.emit(final);
       return { status: "completed", usage };
@@ -100,12 +107,13 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
       if (call >= MAX_MODEL_CALLS_PER_RUN) {
         throw new AppError("resource_exhausted", `the run stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls`);
       }
+      input.signal.throwIfAborted();
       deliverInjections(deps, input);
-      let messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message), input.action);
+      let messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message));
       const tools = input.tools.map((t) => t.definition);
       if (!compacted && exceedsWindow(input.model, estimateTokens(messages, tools))) {
         await compact(true);
-        messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message), input.action);
+        messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message));
       }
       const cycle = control.begin("model");
       let result;
@@ -144,16 +152,18 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
       await checkpoint(); // settled: the barrier before the next model call
     }
     control.end("finishing");
-    // The fixed tail: blobs acknowledged, turn_ended, then staged → settled → settled.
+    // The fixed tail: blobs acknowledged, turn_ended, then the final checkpoint three
+    // times (Cursor's staged → settled → settled; no calls are pending, so they are equal).
     const final = await prepare();
+    input.signal.throwIfAborted();
+    // Emitted without an await in between, so a cancel cannot split the tail.
     deps.emit(updates.turnEnded(usage));
     for (let i = 0; i < 3; i++) deps.emit(final);
     return { status: "completed", usage };
   } catch (err) {
     if (input.signal.aborted) return { status: "cancelled", usage };
     const error = runFailure(err, input.model.name);
-    if (error.code === "internal") console.error("byok-edge: run failed", input.runId, error.cause);
-    deps.channel.abortOpenExecs({ includeDetached: true });
+    if (error.code === "internal") console.error("byok-edge: run failed", input.runId, errorKind(error.cause));
     return { status: "failed", usage, error };
   }
 }
@@ -187,7 +197,10 @@ function deliverInjections(deps: RunDeps, input: RunInput): void {
   deps.store.appendMessages(
     input.conversationId,
     input.runId,
-    injections.map((i) => ({ message: { role: "user" as const, content: i.text }, messageKey: `${USER_MESSAGE_KEY_PREFIX}${i.messageId || i.id}` })),
+    injections.map((i) => ({
+      message: { role: "user" as const, content: i.text },
+      messageKey: i.kind === "system" ? `context:${i.id}` : `${USER_MESSAGE_KEY_PREFIX}${i.messageId || i.id}`,
+    })),
   );
   const deliveredAtMs = BigInt(Date.now());
   for (const injection of injections) {
@@ -197,6 +210,7 @@ function deliverInjections(deps: RunDeps, input: RunInput): void {
         value: { injectionId: injection.id, state: { state: { case: "delivered", value: { step: 0, deliveryBatchId: batchId, deliveredAtMs } } } },
       }),
     );
+    if (injection.kind === "system") continue;
     deps.emit(
       interactionUpdate({
         case: "userMessageAppended",
@@ -220,13 +234,25 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<void> {
     const key = `${USER_MESSAGE_KEY_PREFIX}${input.action.messageId || input.runId}`;
     const existing = store.findByKey(input.conversationId, key);
     const sameText = existing?.message.role === "user" && existing.message.content === input.action.text;
-    if (existing && !sameText) {
-      // An earlier message re-sent with new text: branch before it.
-      store.branchBefore(input.conversationId, existing.seq, input.runId);
+    // The same message again, nothing answered since (a retry after a failure): keep it once.
+    const unanswered = existing !== undefined && store.history(input.conversationId).at(-1)?.seq === existing.seq;
+    if (!(sameText && unanswered)) {
+      // An earlier message re-sent (edited, or re-run from there): branch before it.
+      if (existing) store.branchBefore(input.conversationId, existing.seq, input.runId);
+      items.push({ message: { role: "user", content: input.action.text }, messageKey: key });
     }
-    if (!existing || !sameText) items.push({ message: { role: "user", content: input.action.text }, messageKey: key });
+  }
+  if (input.action.kind === "resume" && endsWithAnswer(store.history(input.conversationId).at(-1)?.message)) {
+    // Stored once, so later calls of this run (and later turns) see the same prefix.
+    items.push({ message: { role: "user", content: RESUME_NUDGE }, messageKey: `resume:${input.runId}` });
   }
   store.appendMessages(input.conversationId, input.runId, items);
+}
+
+const RESUME_NUDGE = "Continue from where you left off.";
+
+function endsWithAnswer(message: ChatMessage | undefined): boolean {
+  return message?.role === "assistant" && !message.toolCalls?.length;
 }
 
 /** The summary that replaced earlier history, for the checkpoint's summary fields. */

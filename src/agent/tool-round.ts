@@ -6,6 +6,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { ToolCallSchema, type AgentServerMessage, type ToolCall } from "../proto/gen/agent/v1/agent_pb.ts";
 import { interactionUpdate } from "../proto/frames.ts";
 import { isAbortError } from "../proto/connect/error.ts";
+import { errorKind } from "../proto/connect/log-safe.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ToolCallPart } from "../provider/types.ts";
 import type { RequestChannel } from "./client-channel.ts";
@@ -83,7 +84,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
       } catch (err) {
         // A stopped run keeps its execs open so they can be aborted on the client.
         if (input.signal.aborted || isAbortError(err)) throw err;
-        console.error("byok-edge: tool failed", call.name, err instanceof Error ? err.name : "error");
+        console.error("byok-edge: tool failed", call.name, errorKind(err));
         result = { content: `The ${call.name} tool failed unexpectedly.`, isError: true, card: started };
       }
       deps.channel.release(call.id);
@@ -94,13 +95,25 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
   deps.store.appendMessages(input.conversationId, input.runId, [
     {
       message: { role: "tool", toolCallId: call.id, name: call.name, content: result.content, ...(result.isError && { isError: true }) },
-      ...(card && { toolCard: toBinary(ToolCallSchema, card) }),
+      ...(card && { toolCard: cardForStorage(card) }),
     },
   ]);
   if (card) {
     // Without tool_call_completed the client's card spins forever.
     deps.emit(interactionUpdate({ case: "toolCallCompleted", value: { callId: call.id, toolCall: card, modelCallId: input.modelCallId } }));
   }
+}
+
+/** Stored cards stay far below the 2 MB row limit; an edit of a big file keeps its args, not both file copies. */
+const STORED_CARD_MAX_BYTES = 256 * 1024;
+
+function cardForStorage(card: ToolCall): Uint8Array | undefined {
+  const bytes = toBinary(ToolCallSchema, card);
+  if (bytes.byteLength <= STORED_CARD_MAX_BYTES) return bytes;
+  const tool = card.tool.value as { result?: unknown } | undefined;
+  if (!tool) return undefined;
+  const slim = toBinary(ToolCallSchema, create(ToolCallSchema, { ...card, tool: { ...card.tool, value: { ...tool, result: undefined } } as ToolCall["tool"] }));
+  return slim.byteLength <= STORED_CARD_MAX_BYTES ? slim : undefined;
 }
 
 function withIds(card: ToolCall, toolCallId: string, startedAtMs: bigint, completedAtMs?: bigint): ToolCall {

@@ -1,4 +1,4 @@
-// SSRF guard for user-supplied provider base URLs: without
+// SSRF guard for configured provider base URLs: without
 // BYOK_ALLOW_PRIVATE_UPSTREAMS only https to public hosts is allowed.
 
 export function checkUpstreamUrl(raw: string, allowPrivate: boolean): string | undefined {

@@ -11,19 +11,27 @@ import { recordRunUsage } from "../store/usage.ts";
 import type { AppEnv } from "../env.ts";
 import { ConversationSession, type AppendInput, type AppendResult } from "./session.ts";
 import type { Subscription } from "./outbox.ts";
+import { errorKind } from "../proto/connect/log-safe.ts";
 
 export class ConversationObject extends DurableObject<AppEnv> {
   readonly #store: ConversationStore;
   readonly #session: ConversationSession;
   #principal = "";
+  #initError: unknown;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
     this.#store = new ConversationStore(drizzle(ctx.storage, { logger: false }));
     void ctx.blockConcurrencyWhile(async () => {
-      await migrate(this.#store.db, migrations);
-      // Whatever was running when the object stopped cannot still be running.
-      this.#store.recoverInterruptedRuns();
+      // Errors are kept, not thrown: a throw here would break the input gate.
+      try {
+        await migrate(this.#store.db, migrations);
+        // Whatever was running when the object stopped cannot still be running.
+        this.#store.recoverInterruptedRuns();
+      } catch (err) {
+        this.#initError = err;
+        console.error("byok-edge: conversation storage failed to open:", errorKind(err));
+      }
     });
     this.#session = new ConversationSession({
       store: this.#store,
@@ -47,6 +55,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
 
   /** The RunSSE body of a request: replay, then live frames, then one end-stream. */
   subscribe(requestId: string): Subscription {
+    this.#ready();
     return this.#session.subscribe(requestId);
   }
 
@@ -56,8 +65,14 @@ export class ConversationObject extends DurableObject<AppEnv> {
   }
 
   append(input: AppendInput): AppendResult {
+    this.#ready();
     this.#principal = input.principal;
     return this.#session.append(input);
+  }
+
+  /** Rethrown on every call, outside blockConcurrencyWhile, so each request fails clearly. */
+  #ready(): void {
+    if (this.#initError !== undefined) throw new Error("conversation storage is unavailable");
   }
 
   /** Cancels every run and closes every stream with `canceled`. */

@@ -5,7 +5,7 @@ import { DurableObject } from "cloudflare:workers";
 
 /** How long a request may wait for its seqno-0 append (the reference waits 30 s). */
 export const ROUTE_WAIT_MS = 30_000;
-/** Routes older than this are dropped; Cursor request ids live for one turn. */
+/** Routes older than this are dropped; a request id lives for a turn or a few. */
 const ROUTE_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type BindResult = { status: "bound" } | { status: "conflict"; conversationId: string };
@@ -59,9 +59,13 @@ export class RouterObject extends DurableObject<Env> {
   /** Drops expired routes; runs at most once per TTL. */
   override async alarm(): Promise<void> {
     const cutoff = Date.now() - ROUTE_TTL_MS;
+    let remaining = 0;
     for (const [key, route] of this.ctx.storage.kv.list<Route>({ prefix: ROUTE_PREFIX })) {
       if (route.boundAtMs < cutoff) this.ctx.storage.kv.delete(key);
+      else remaining++;
     }
+    // Routes bound since the alarm was set expire on the next round.
+    if (remaining > 0) await this.ctx.storage.setAlarm(Date.now() + ROUTE_TTL_MS);
   }
 
   #lookup(requestId: string): string | null {

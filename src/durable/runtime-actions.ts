@@ -21,12 +21,19 @@ export function applyRuntimeAction(ctx: RuntimeActionContext, action: Conversati
       return;
     case "userMessageAction": {
       const user = action.action.value.userMessage;
-      const injection: Injection = { id: `user-message:${user?.messageId ?? ""}`, messageId: user?.messageId ?? "", text: user?.text ?? "" };
+      const injection: Injection = {
+        id: `user-message:${user?.messageId ?? ""}`,
+        messageId: user?.messageId ?? "",
+        text: user?.text ?? "",
+        kind: "user",
+      };
       if (!run || run.control.phase === "finishing") {
-        ctx.queueForNextRun(injection);
+        queueForNextTurn(ctx, injection);
       } else if (run.control.phase === "tools") {
-        // A newer message while tools run on the client: the turn stops here.
+        // A newer message while tools run on the client stops the turn (the
+        // reference's behaviour); the message itself opens the next one.
         run.cancel("interrupted by a newer user message");
+        ctx.queueForNextRun(injection);
       } else {
         run.control.inject(injection);
       }
@@ -35,6 +42,8 @@ export function applyRuntimeAction(ctx: RuntimeActionContext, action: Conversati
     case "injectContextAction": {
       const inject = action.action.value;
       if (inject.expectedRunId !== transport.requestId) {
+        if (transport.rejectedInjections.has(inject.injectionId)) return; // rejected once per id
+        transport.rejectedInjections.add(inject.injectionId);
         transport.outbox.push(
           serverFrame(
             interactionUpdate({
@@ -54,7 +63,7 @@ export function applyRuntimeAction(ctx: RuntimeActionContext, action: Conversati
         return;
       }
       const injection = injectionOf(inject);
-      if (!run || run.control.phase === "finishing") ctx.queueForNextRun(injection);
+      if (!run || run.control.phase === "finishing") queueForNextTurn(ctx, injection);
       else run.control.inject(injection);
       return;
     }
@@ -66,15 +75,33 @@ export function applyRuntimeAction(ctx: RuntimeActionContext, action: Conversati
   }
 }
 
+/** Late input is kept for the next run of the conversation, and the client is told so. */
+function queueForNextTurn(ctx: RuntimeActionContext, injection: Injection): void {
+  ctx.queueForNextRun(injection);
+  ctx.transport.outbox.push(
+    serverFrame(
+      interactionUpdate({
+        case: "contextInjectionState",
+        value: { injectionId: injection.id, state: { state: { case: "queuedForNextTurn", value: {} } } },
+      }),
+    ),
+  );
+}
+
 function injectionOf(inject: Extract<ConversationAction["action"], { case: "injectContextAction" }>["value"]): Injection {
   const payload = inject.payload;
   if (payload.case === "userContext") {
     const user = payload.value.userMessage;
-    return { id: inject.injectionId, messageId: user?.messageId ?? inject.injectionId, text: user?.text ?? "" };
+    return { id: inject.injectionId, messageId: user?.messageId ?? inject.injectionId, text: user?.text ?? "", kind: "user" };
   }
   if (payload.case === "systemContext") {
     const { producer, content } = payload.value;
-    return { id: inject.injectionId, messageId: inject.injectionId, text: `<system_context producer="${producer}">\n${content}\n</system_context>` };
+    return {
+      id: inject.injectionId,
+      messageId: inject.injectionId,
+      text: `<system_context producer="${producer}">\n${content}\n</system_context>`,
+      kind: "system",
+    };
   }
-  return { id: inject.injectionId, messageId: inject.injectionId, text: "" };
+  return { id: inject.injectionId, messageId: inject.injectionId, text: "", kind: "user" };
 }

@@ -13,6 +13,7 @@ import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
 import { decodeClientMessage, HEARTBEAT_FRAME, serverFrame } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { encodeEndStream } from "../proto/connect/end-stream.ts";
+import { errorKind } from "../proto/connect/log-safe.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import { applyParameters, parseVariant } from "../config/model-parameters.ts";
@@ -26,7 +27,7 @@ import { RunHandle } from "./run-handle.ts";
 export const IDLE_HEARTBEAT_MS = 5_000;
 /** How often quiet streams are checked; a fraction of the heartbeat so none is late by a whole period. */
 const HEARTBEAT_TICK_MS = 1_000;
-/** Ended requests stay replayable this long for reconnecting clients. */
+/** Ended requests stay replayable this long after their end (pruned when new requests arrive). */
 const ENDED_TRANSPORT_TTL_MS = 10 * 60 * 1000;
 
 export interface SessionDeps {
@@ -96,7 +97,14 @@ export class ConversationSession {
 
   append(input: AppendInput): AppendResult {
     const message = decodeClientMessage(input.message);
-    const transport = this.#transport(input.requestId);
+    let transport = this.#transport(input.requestId);
+    if (isRestart(transport, input)) {
+      // Cursor reused a finished request id and numbers from 0 again: a new stream and
+      // seqno order, the same id space (exec ids are never reused on a request).
+      transport = new Transport(input.requestId, (t, remaining) => this.#onDetach(t, remaining), transport, { freshInbox: true });
+      this.#transports.set(input.requestId, transport);
+    }
+    if (input.seqno === 0 && transport.firstPayload === undefined) transport.firstPayload = input.message;
     // A heartbeat is answered at once, even across a gap; it still takes its
     // seqno in the inbox so later appends are not held behind it.
     if (message.message.case === "clientHeartbeat") transport.outbox.pushTransient(HEARTBEAT_FRAME);
@@ -113,6 +121,10 @@ export class ConversationSession {
     for (const transport of this.#transports.values()) {
       if (transport.state.kind === "running") transport.state.run.cancel("server is shutting down");
       this.#end(transport, RUN_CANCELLED());
+    }
+    if (this.#heartbeat !== undefined) {
+      clearInterval(this.#heartbeat);
+      this.#heartbeat = undefined;
     }
     await Promise.allSettled([...this.#runs]);
   }
@@ -191,6 +203,8 @@ export class ConversationSession {
     this.#conversationId = input.conversationId;
     this.#registry.activate(input.conversationId, runId, run);
     this.#ensureHeartbeat();
+    // Nobody is listening yet (or any more): the disconnect grace applies from the start.
+    if (transport.outbox.subscriberCount === 0) this.#onDetach(transport, 0);
 
     const subagent = input.parent !== undefined || !!request.subagentTypeName;
     const userMode = request.action?.action.case === "userMessageAction" ? request.action.action.value.userMessage?.mode : undefined;
@@ -218,7 +232,7 @@ export class ConversationSession {
       (outcome) => this.#finishRun(run, input.conversationId, model.name, outcome),
       (err: unknown) => {
         // runAgent settles every failure itself; this is a bug guard, not a path.
-        console.error("byok-edge: run crashed", runId, err);
+        console.error("byok-edge: run crashed", runId, errorKind(err));
         this.#finishRun(run, input.conversationId, model.name, {
           status: "failed",
           usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
@@ -233,7 +247,9 @@ export class ConversationSession {
   #finishRun(run: RunHandle, conversationId: string, model: string, outcome: RunOutcome): void {
     // Every exec still running is aborted before the stream ends.
     if (outcome.status !== "completed") run.channel.abortOpenExecs({ includeDetached: true });
-    const final: RunOutcome = run.cancelled && outcome.status !== "cancelled" ? { status: "cancelled", usage: outcome.usage } : outcome;
+    // A turn that completed stays completed (its tail went out in one piece); a
+    // failure caused by a cancel is a cancel.
+    const final: RunOutcome = run.cancelled && outcome.status === "failed" ? { status: "cancelled", usage: outcome.usage } : outcome;
     switch (final.status) {
       case "completed":
         this.deps.store.finishRun(run.runId, "completed", { usage: final.usage });
@@ -277,7 +293,11 @@ export class ConversationSession {
 
   #end(transport: Transport, error?: AppError): void {
     transport.outbox.end(error);
-    transport.state = { kind: "ended" };
+    transport.state = { kind: "ended", atMs: Date.now() };
+    if (transport.graceTimer !== undefined) {
+      clearTimeout(transport.graceTimer);
+      transport.graceTimer = undefined;
+    }
   }
 
   #transport(requestId: string): Transport {
@@ -301,10 +321,13 @@ export class ConversationSession {
     }, this.deps.disconnectGraceMs);
   }
 
+  /** Forgets requests that ended (or never started) long ago, so the object's memory stays bounded. */
   #pruneEnded(): void {
-    const cutoff = Date.now() - ENDED_TRANSPORT_TTL_MS;
+    const now = Date.now();
     for (const [id, t] of this.#transports) {
-      if (t.state.kind === "ended" && t.createdAtMs < cutoff) this.#transports.delete(id);
+      const ended = t.state.kind === "ended" && t.state.atMs < now - ENDED_TRANSPORT_TTL_MS;
+      const abandoned = t.state.kind === "waiting" && t.createdAtMs < now - ENDED_TRANSPORT_TTL_MS;
+      if (ended || abandoned) this.#transports.delete(id);
     }
   }
 
@@ -344,6 +367,16 @@ function endedStream(status: string, failureCode: string | null): ReadableStream
   });
 }
 
+/** A run_request at seqno 0 on a finished request that is not a repeat of its first one. */
+function isRestart(transport: Transport, input: AppendInput): boolean {
+  if (transport.state.kind !== "ended" || input.seqno !== 0 || !transport.firstPayload) return false;
+  const first = transport.firstPayload;
+  return first.byteLength !== input.message.byteLength || first.some((b, i) => b !== input.message[i]);
+}
+
+/** One message must fit a history row (the object's SQLite caps rows at 2 MB). */
+const USER_TEXT_MAX_CHARS = 500_000;
+
 /** What the run_request asks for; only user messages and resume start a run today. */
 function runAction(request: AgentRunRequest): { action: RunAction } | { error: AppError } {
   const action = request.action?.action;
@@ -351,6 +384,9 @@ function runAction(request: AgentRunRequest): { action: RunAction } | { error: A
     case "userMessageAction": {
       const user = action.value.userMessage;
       if (user?.text.trim() === "/summarize") return { action: { kind: "summarize" } };
+      if ((user?.text.length ?? 0) > USER_TEXT_MAX_CHARS) {
+        return { error: new AppError("invalid_argument", `the message is longer than ${USER_TEXT_MAX_CHARS} characters`) };
+      }
       return { action: { kind: "user_message", messageId: user?.messageId ?? "", text: user?.text ?? "" } };
     }
     case "resumeAction":

@@ -9,7 +9,7 @@ import type { RequestChannel, RequestIds } from "../agent/client-channel.ts";
 export type TransportState =
   | { kind: "waiting" } // no run_request yet (RunSSE or a heartbeat came first)
   | { kind: "running"; run: RunHandle }
-  | { kind: "ended" }; // the end-stream frame is written
+  | { kind: "ended"; atMs: number }; // the end-stream frame is written
 
 export class Transport {
   readonly inbox: OrderedInbox<AgentClientMessage>;
@@ -17,6 +17,8 @@ export class Transport {
   state: TransportState = { kind: "waiting" };
   /** The request's exec/KV id space, continued by each run on this request. */
   readonly ids: RequestIds;
+  /** Injection ids already rejected for naming another run (each is rejected once). */
+  readonly rejectedInjections = new Set<string>();
   /** Running while no subscriber is attached; cancels the run when it fires. */
   graceTimer: ReturnType<typeof setTimeout> | undefined;
   readonly createdAtMs = Date.now();
@@ -24,13 +26,17 @@ export class Transport {
   constructor(
     readonly requestId: string,
     onDetach: (transport: Transport, remaining: number) => void,
-    /** A request reused after its stream ended keeps its seqno order and id space. */
+    /** A request reused after its stream ended keeps its id space (and its seqno order unless renumbered). */
     previous?: Transport,
+    options: { freshInbox?: boolean } = {},
   ) {
     this.outbox = new Outbox((remaining) => onDetach(this, remaining));
-    this.inbox = previous?.inbox ?? new OrderedInbox<AgentClientMessage>();
+    this.inbox = (!options.freshInbox && previous?.inbox) || new OrderedInbox<AgentClientMessage>();
     this.ids = previous?.ids ?? { nextId: 1, nextKvId: 0 };
   }
+
+  /** The bytes of this request's seqno-0 append, to tell a repeat from a restart. */
+  firstPayload: Uint8Array | undefined;
 
   /** The reverse-RPC channel of the running run, if any. */
   get channel(): RequestChannel | null {

@@ -7,11 +7,15 @@ import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { decodeClientMessage } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { encodeEndStream } from "../proto/connect/end-stream.ts";
+import { EnvelopeDecoder, FLAG_END_STREAM } from "../proto/connect/envelope.ts";
 import { conversationName, routerName } from "../durable/names.ts";
 import { ROUTE_WAIT_MS } from "../durable/router-object.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
 import { readUnaryBody, streamResponse } from "./connect-http.ts";
+
+/** Cursor's ids are UUIDs; anything much longer is not one of them. */
+const ID_MAX_CHARS = 256;
 
 const PARENT_REQUEST_HEADER = "x-parent-request-id";
 const PARENT_TOOL_CALL_HEADER = "x-parent-agent-tool-call-id";
@@ -21,6 +25,7 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Pri
   const body = await readUnaryBody(request);
   const requestId = decodeOrThrow(() => fromBinary(BidiRequestIdSchema, body), "BidiRequestId").requestId;
   if (!requestId) throw new AppError("invalid_argument", "RunSSE needs a request_id");
+  checkIdLength(requestId, "request_id");
   const conversationId = await resolveConversation(env, principal, requestId);
   const stub = conversationStub(env, principal, conversationId);
   const { id, stream } = await stub.subscribe(requestId);
@@ -34,6 +39,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
   const append = decodeOrThrow(() => fromBinary(BidiAppendRequestSchema, body), "BidiAppendRequest");
   const requestId = append.requestId?.requestId ?? "";
   if (!requestId) throw new AppError("invalid_argument", "BidiAppend needs a request_id");
+  checkIdLength(requestId, "request_id");
   if (append.dataBinary.byteLength > 0) throw new AppError("invalid_argument", "BidiAppend data_binary is not supported; send hex in data");
   const seqno = Number(append.appendSeqno);
   if (!Number.isSafeInteger(seqno) || seqno < 0) throw new AppError("invalid_argument", "append_seqno must be a non-negative integer");
@@ -66,6 +72,7 @@ async function bindConversation(
   const run = message.message.case === "runRequest" ? message.message.value : undefined;
   // The reference falls back to the request id when Cursor sends no conversation id.
   const conversationId = run?.conversationId || requestId;
+  checkIdLength(conversationId, "conversation_id");
   const result = await routerStub(env, principal).bind(requestId, conversationId);
   if (result.status === "conflict") {
     throw new AppError("invalid_argument", "request_id is already bound to another conversation");
@@ -88,17 +95,26 @@ async function resolveConversation(env: AppEnv, principal: Principal, requestId:
  */
 function forwardCancel(source: ReadableStream<Uint8Array>, onCancel: () => Promise<void>): ReadableStream<Uint8Array> {
   const reader = source.getReader();
+  // Watches the frames going by, so an interruption after the end-stream adds no second one.
+  const frames = new EnvelopeDecoder();
+  let ended = false;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
           const { value, done } = await reader.read();
-          if (done) controller.close();
-          else controller.enqueue(value);
+          if (done) {
+            controller.close();
+            return;
+          }
+          if (frames.push(value).some((f) => f.flags & FLAG_END_STREAM)) ended = true;
+          controller.enqueue(value);
         } catch {
           // The object went away mid-stream (eviction, deploy): end the stream
           // with one clear error instead of a broken body.
-          controller.enqueue(encodeEndStream(new AppError("unavailable", "the conversation was interrupted; send the message again")));
+          if (!ended) {
+            controller.enqueue(encodeEndStream(new AppError("unavailable", "the conversation was interrupted; send the message again")));
+          }
           controller.close();
         }
       },
@@ -129,6 +145,10 @@ function checkSubagentHeaders(request: Request): { requestId: string; toolCallId
     );
   }
   return requestId !== null && toolCallId !== null ? { requestId, toolCallId } : undefined;
+}
+
+function checkIdLength(id: string, what: string): void {
+  if (id.length > ID_MAX_CHARS) throw new AppError("invalid_argument", `${what} is longer than ${ID_MAX_CHARS} characters`);
 }
 
 function decodeOrThrow<T>(decode: () => T, what: string): T {

@@ -3,7 +3,7 @@
 import { buildAnthropicRequestBody } from "./anthropic-request.ts";
 import { AnthropicStreamParser } from "./anthropic-stream.ts";
 import { isProviderError, ProviderError } from "./failure.ts";
-import { postStreaming } from "./http.ts";
+import { postStreaming, secretsOf } from "./http.ts";
 import { readSseEvents, type SseEvent } from "./sse.ts";
 import type { CallTimings, ModelEvent, ModelRequest, Provider } from "./types.ts";
 import { type WatchdogOptions, withStallWatchdog } from "./watchdog.ts";
@@ -22,7 +22,7 @@ async function* streamMessages(
   timings: CallTimings | undefined,
   options: AnthropicOptions,
 ): AsyncGenerator<ModelEvent> {
-  const secrets = [request.model.apiKey];
+  const secrets = secretsOf(request.model);
   // Anthropic's error bodies ({"type":"error","error":{"type","message"}}) are read by classifyHttpFailure.
   const response = await postStreaming({
     model: request.model,

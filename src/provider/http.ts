@@ -39,9 +39,14 @@ export async function postStreaming(post: StreamingPost): Promise<Response> {
     timings.httpStatus = response.status;
     timings.ttfbMs = Date.now() - sentAt;
   }
-  if (!response.ok) throw await failureFromResponse(response, signal, [model.apiKey]);
+  if (!response.ok) throw await failureFromResponse(response, signal, secretsOf(model));
   if (!response.body) throw new ProviderError("transient", "provider returned an empty response");
   return response;
+}
+
+/** Everything of a model's configuration that must never appear in an error: the key and header values. */
+export function secretsOf(model: ModelConfig): string[] {
+  return [model.apiKey, ...Object.values(model.headers ?? {})];
 }
 
 async function failureFromResponse(response: Response, signal: AbortSignal, secrets: string[]): Promise<ProviderError> {

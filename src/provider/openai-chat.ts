@@ -3,7 +3,7 @@
 import { isProviderError, ProviderError } from "./failure.ts";
 import { buildChatRequestBody } from "./openai-chat-request.ts";
 import { ChatStreamParser } from "./openai-chat-stream.ts";
-import { postStreaming } from "./http.ts";
+import { postStreaming, secretsOf } from "./http.ts";
 import { readSseEvents, type SseEvent } from "./sse.ts";
 import type { CallTimings, ModelEvent, ModelRequest, Provider } from "./types.ts";
 import { type WatchdogOptions, withStallWatchdog } from "./watchdog.ts";
@@ -21,7 +21,7 @@ async function* streamChat(
   timings: CallTimings | undefined,
   options: OpenAiChatOptions,
 ): AsyncGenerator<ModelEvent> {
-  const secrets = [request.model.apiKey];
+  const secrets = secretsOf(request.model);
   const response = await postStreaming({
     model: request.model,
     path: "/chat/completions",

@@ -4,7 +4,7 @@
 import { ProviderError } from "./failure.ts";
 import { buildResponsesRequestBody } from "./openai-responses-request.ts";
 import { ResponsesStreamParser } from "./openai-responses-stream.ts";
-import { postStreaming } from "./http.ts";
+import { postStreaming, secretsOf } from "./http.ts";
 import { readSseEvents } from "./sse.ts";
 import type { CallTimings, ModelEvent, ModelRequest, Provider } from "./types.ts";
 import { type WatchdogOptions, withStallWatchdog } from "./watchdog.ts";
@@ -23,7 +23,7 @@ async function* streamResponses(
   timings: CallTimings | undefined,
   options: OpenAiResponsesOptions,
 ): AsyncGenerator<ModelEvent> {
-  const secrets = [request.model.apiKey];
+  const secrets = secretsOf(request.model);
   const response = await postStreaming({
     model: request.model,
     path: "/responses",

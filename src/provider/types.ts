@@ -3,7 +3,7 @@
 
 export type ProviderKind = "openai-chat" | "openai-responses" | "anthropic";
 
-/** One configured model, as the operator wrote it (BYOK_MODELS or the team store). */
+/** One configured model, as the operator wrote it in BYOK_MODELS. */
 export interface ModelConfig {
   /** The name Cursor shows and sends back as `model_id`. */
   name: string;

@@ -282,7 +282,19 @@ export class ConversationStore {
 
   /** A message of the live branch by its idempotency key. */
   findByKey(conversationId: string, messageKey: string): StoredMessage | undefined {
-    return this.history(conversationId).find((m) => m.messageKey === messageKey);
+    const row = this.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.conversationId, conversationId), eq(messages.messageKey, messageKey), isNull(messages.supersededByRunId)))
+      .get();
+    if (!row) return undefined;
+    return {
+      seq: row.seq,
+      messageKey: row.messageKey,
+      message: JSON.parse(row.payloadJson) as ChatMessage,
+      toolCard: row.cursorStep ?? null,
+      requestId: null,
+    };
   }
 
   /**

@@ -2,6 +2,7 @@
 // a D1 hiccup must not fail a turn the user already saw complete.
 import { drizzle } from "drizzle-orm/d1";
 import { usage } from "./d1-schema.ts";
+import { errorKind } from "../proto/connect/log-safe.ts";
 import type { Usage } from "../provider/types.ts";
 
 export interface RunUsage {
@@ -33,6 +34,6 @@ export async function recordRunUsage(db: D1Database, run: RunUsage): Promise<voi
       })
       .run();
   } catch (err) {
-    console.error("byok-edge: could not record usage", run.runId, err instanceof Error ? err.name : "error");
+    console.error("byok-edge: could not record usage", run.runId, errorKind(err));
   }
 }

@@ -85,6 +85,11 @@ export async function bidiAppend(
 /** The highest seqno used per request, so automatic replies continue after the test's own appends. */
 const lastSeqno = new Map<string, number>();
 
+/** Numbering starts again from 0, as when Cursor reuses a finished request id. */
+export function restartSeqnos(requestId: string): void {
+  lastSeqno.delete(requestId);
+}
+
 export function nextSeqno(requestId: string): number {
   const next = (lastSeqno.get(requestId) ?? -1) + 1;
   lastSeqno.set(requestId, next);

@@ -2,7 +2,11 @@
 // seqno order, heartbeats across gaps, and replay to late and second subscribers.
 import { describe, expect, it } from "vitest";
 import { chatText, createScenario, withGates } from "./support/fake-provider.ts";
-import { appendOk, FrameReader, heartbeat, runRequest, startTurn, updateCase } from "./support/cursor-client.ts";
+import { exports } from "cloudflare:workers";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { AgentClientMessageSchema } from "../src/proto/gen/agent/v1/agent_pb.ts";
+import { BidiAppendRequestSchema } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
+import { appendOk, BASE, nextSeqno, toHex, FrameReader, heartbeat, runRequest, startTurn, updateCase } from "./support/cursor-client.ts";
 
 describe("routing appends and streams", () => {
   it("answers a heartbeat that arrives before seqno 0 once the run_request binds the request", async () => {
@@ -81,4 +85,29 @@ describe("routing appends and streams", () => {
     await replay.end();
     expect(replay.kinds()).not.toContain("heartbeat");
   }, 20_000);
+
+  it("accepts a gzip-compressed BidiAppend body", async () => {
+    const scenario = await createScenario([chatText(["zipped"])]);
+    const requestId = crypto.randomUUID();
+    const reader = FrameReader.open(requestId);
+    const body = toBinary(
+      BidiAppendRequestSchema,
+      create(BidiAppendRequestSchema, {
+        data: toHex(toBinary(AgentClientMessageSchema, runRequest({ conversationId: crypto.randomUUID(), text: `gz ${scenario.marker}` }))),
+        requestId: { requestId },
+        appendSeqno: BigInt(nextSeqno(requestId)),
+      }),
+    );
+    const gzipped = new Uint8Array(await new Response(new Blob([body]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
+    const res = await exports.default.fetch(`${BASE}/aiserver.v1.BidiService/BidiAppend`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-token", "content-type": "application/proto", "content-encoding": "gzip" },
+      body: gzipped,
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const stream = await reader;
+    expect(await stream.end()).toEqual({});
+    expect(stream.text()).toBe("zipped");
+  });
 });

@@ -171,7 +171,7 @@ export class RequestChannel implements ClientChannel {
    * tool, so it returns an error result and the parent run goes on.
    */
   abortToolCall(toolCallId: string, reason: string): void {
-    for (const [id, open] of this.#execs) {
+    for (const open of this.#execs.values()) {
       if (open.toolCallId !== toolCallId) continue;
       this.abortOpenExecs({ includeDetached: true, toolCallId });
       const event: ExecEvent = { kind: "throw", error: reason };
@@ -182,7 +182,6 @@ export class RequestChannel implements ClientChannel {
       } else {
         open.queue.push(event);
       }
-      void id;
     }
   }
 

@@ -19,7 +19,7 @@ export function checkUpstreamUrl(raw: string, allowPrivate: boolean): string | u
 }
 
 export function isPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const host = hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
   if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal")) {
     return true;
   }
@@ -40,9 +40,16 @@ export function isPrivateHost(hostname: string): boolean {
   }
   if (host.includes(":")) {
     if (host === "::" || host === "::1") return true;
-    if (host.startsWith("fc") || host.startsWith("fd") || host.startsWith("fe80")) return true;
-    const mapped = host.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
+    // Unique local (fc00::/7) and link-local (fe80::/10).
+    if (/^f[cd]/.test(host) || /^fe[89ab]/.test(host)) return true;
+    // IPv4-mapped (::ffff:a.b.c.d, which URL parsing turns into ::ffff:xxxx:xxxx) and NAT64.
+    const mapped = host.match(/^(?:::ffff:|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/);
     if (mapped?.[1]) return isPrivateHost(mapped[1]);
+    if (mapped?.[2] && mapped[3]) {
+      const hi = Number.parseInt(mapped[2], 16);
+      const lo = Number.parseInt(mapped[3], 16);
+      return isPrivateHost(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+    }
   }
   return false;
 }

@@ -36,9 +36,6 @@ export class Outbox {
     return this.#subscribers.size;
   }
 
-  get frameCount(): number {
-    return this.#frames.length;
-  }
 
   /** ms since the last frame was written (for idle heartbeats). */
   idleMs(now = Date.now()): number {

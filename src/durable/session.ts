@@ -70,7 +70,6 @@ export class ConversationSession {
   readonly #registry = new RunRegistry<RunHandle>();
   /** Runtime input that arrived after its run stopped taking input; the next run starts with it. */
   #queuedForNextRun: Injection[] = [];
-  #conversationId = "";
   readonly #runs = new Set<Promise<void>>();
   #heartbeat: ReturnType<typeof setInterval> | undefined;
 
@@ -129,14 +128,6 @@ export class ConversationSession {
     await Promise.allSettled([...this.#runs]);
   }
 
-  /** Resolves when every run started so far has finished (tests, graceful stops). */
-  async idle(): Promise<void> {
-    await Promise.allSettled([...this.#runs]);
-  }
-
-  get activeRunId(): string | null {
-    return this.#registry.active(this.#conversationId)?.runId ?? null;
-  }
 
   #dispatch(transport: Transport, message: AgentClientMessage, input: AppendInput): void {
     switch (message.message.case) {
@@ -200,7 +191,6 @@ export class ConversationSession {
     const channel = run.channel;
     transport.state = { kind: "running", run };
     // One active run per conversation: a newer run replaces the older one.
-    this.#conversationId = input.conversationId;
     this.#registry.activate(input.conversationId, runId, run);
     this.#ensureHeartbeat();
     // Nobody is listening yet (or any more): the disconnect grace applies from the start.
@@ -221,7 +211,8 @@ export class ConversationSession {
         ...clientState(request),
         signal: run.signal,
         control: run.control,
-        queued: this.#queuedForNextRun.splice(0),
+        // A summary run takes no new input; queued messages wait for the next turn.
+        queued: action.action.kind === "summarize" ? [] : this.#queuedForNextRun.splice(0),
         resolveSubagentModel: subagentModelResolver(
           model.name,
           this.deps.catalog().models.map((m) => m.name),

@@ -42,13 +42,31 @@ async function singleEnvelope(body: Uint8Array, headers: Headers): Promise<Uint8
   return first.data;
 }
 
+/** Inflates a gzip body, refusing output beyond the request limit (a zip bomb is tiny on the wire). */
 async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
+  const reader = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
   try {
-    const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Uint8Array(await new Response(stream).arrayBuffer());
-  } catch {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > REQUEST_MAX_BYTES) throw new AppError("resource_exhausted", "request body too large once decompressed");
+      parts.push(value);
+    }
+  } catch (err) {
+    void reader.cancel().catch(() => undefined);
+    if (err instanceof AppError) throw err;
     throw new AppError("invalid_argument", "protocol error: body is not valid gzip");
   }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
 }
 
 export function protoResponse(bytes: Uint8Array): Response {

@@ -18,10 +18,6 @@ export function decodeClientMessage(bytes: Uint8Array): AgentClientMessage {
   return fromBinary(AgentClientMessageSchema, bytes);
 }
 
-export function encodeClientMessage(message: AgentClientMessage): Uint8Array {
-  return toBinary(AgentClientMessageSchema, message);
-}
-
 type UpdateInit = MessageInitShape<typeof InteractionUpdateSchema>["message"];
 
 /** An AgentServerMessage carrying one InteractionUpdate. */

@@ -214,9 +214,6 @@ export class ConversationStore {
       .run();
   }
 
-  llmCallsOfRun(runId: string) {
-    return this.db.select().from(llmCalls).where(eq(llmCalls.runId, runId)).orderBy(asc(llmCalls.createdAtMs)).all();
-  }
 
   /** The live branch of the history, oldest first. */
   history(conversationId: string): StoredMessage[] {

@@ -1,7 +1,7 @@
 // The Connect end-stream payload: JSON `{}` on success, or `{"error":{...}}`.
 // Cursor fails with "invalid wire type" if this JSON arrives in a message frame,
 // so it only ever travels with FLAG_END_STREAM.
-import { AppError, type Code } from "./error.ts";
+import type { AppError, Code } from "./error.ts";
 import { encodeEnvelope, FLAG_END_STREAM } from "./envelope.ts";
 
 export interface EndStreamJson {
@@ -33,4 +33,3 @@ function base64NoPadding(bytes: Uint8Array): string {
   return btoa(binary).replace(/=+$/, "");
 }
 
-export { AppError };

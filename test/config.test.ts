@@ -1,0 +1,45 @@
+// BYOK_MODELS validation and the guard against private upstream addresses.
+import { describe, expect, it } from "vitest";
+import { parseModelCatalog } from "../src/config/models.ts";
+import { checkUpstreamUrl, isPrivateHost } from "../src/config/upstream-url.ts";
+
+describe("upstream URL guard", () => {
+  it("treats loopback, private, link-local, mapped and NAT64 forms of them as private", () => {
+    for (const host of ["localhost", "localhost.", "127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254", "[::1]", "[fe81::1]", "[fd00::1]", "[::ffff:7f00:1]", "[64:ff9b::a00:1]"]) {
+      expect(isPrivateHost(new URL(`http://${host}/`).hostname), host).toBe(true);
+    }
+    for (const host of ["api.openai.com", "8.8.8.8", "[2606:4700::1111]"]) {
+      expect(isPrivateHost(new URL(`https://${host}/`).hostname), host).toBe(false);
+    }
+  });
+
+  it("refuses private or plain-http base URLs unless private upstreams are allowed", () => {
+    expect(checkUpstreamUrl("http://127.0.0.1:8080/v1", false)).toMatch(/BYOK_ALLOW_PRIVATE_UPSTREAMS/);
+    expect(checkUpstreamUrl("http://api.example.com/v1", false)).toMatch(/https/);
+    expect(checkUpstreamUrl("https://user:pw@api.example.com/v1", false)).toMatch(/credentials/);
+    expect(checkUpstreamUrl("http://127.0.0.1:8080/v1", true)).toBeUndefined();
+    expect(checkUpstreamUrl("https://api.openai.com/v1", false)).toBeUndefined();
+  });
+});
+
+describe("BYOK_MODELS", () => {
+  it("keeps good entries and reports bad ones without their keys", () => {
+    const catalog = parseModelCatalog(
+      JSON.stringify([
+        { name: "good", provider: "anthropic", base_url: "https://api.anthropic.com/v1", api_key: "sk-ant-secret-1", model: "claude" },
+        { name: "local", provider: "openai-chat", base_url: "http://127.0.0.1:1/v1", api_key: "sk-secret-2", model: "m" },
+        { name: "broken", provider: "openai-chat", api_key: "sk-secret-3" },
+        { name: "weird", provider: "gemini", base_url: "https://x.example", api_key: "sk-secret-4", model: "m" },
+      ]),
+      false,
+    );
+    expect(catalog.models.map((m) => m.name)).toEqual(["good"]);
+    expect([...catalog.problems.keys()]).toEqual(["local", "broken", "weird"]);
+    expect(JSON.stringify([...catalog.problems.values()])).not.toMatch(/sk-/);
+  });
+
+  it("reports JSON that is not an array of models", () => {
+    expect([...parseModelCatalog("{not json", false).problems.values()]).toEqual(["BYOK_MODELS is not valid JSON"]);
+    expect([...parseModelCatalog("{}", false).problems.values()][0]).toMatch(/JSON array/);
+  });
+});

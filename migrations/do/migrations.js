@@ -3,6 +3,7 @@ import m0000 from './0000_init.sql';
 import m0001 from './0001_cursor_steps_and_blobs.sql';
 import m0002 from './0002_live_branch_keys.sql';
 import m0003 from './0003_summary_count.sql';
+import m0004 from './0004_message_mode.sql';
 
   export default {
     journal,
@@ -10,7 +11,8 @@ import m0003 from './0003_summary_count.sql';
       m0000,
 m0001,
 m0002,
-m0003
+m0003,
+m0004
     }
   }
   

@@ -21,6 +21,8 @@ export interface HistoryEntry {
   /** Serialized ToolCall card (tool messages only). */
   toolCard: Uint8Array | null;
   requestId: string | null;
+  /** The mode the user message was sent in (older rows have none). */
+  mode?: number | null;
 }
 
 export interface CheckpointInput {
@@ -62,7 +64,7 @@ export async function buildCheckpoint(input: CheckpointInput): Promise<BuiltChec
     const userMessage = await put(
       toBinary(
         UserMessageSchema,
-        create(UserMessageSchema, { text: turn.user.content, messageId: turn.messageId, mode: input.mode }),
+        create(UserMessageSchema, { text: turn.user.content, messageId: turn.messageId, mode: turn.mode ?? input.mode }),
       ),
     );
     const steps: Uint8Array[] = [];
@@ -127,6 +129,7 @@ export async function buildCheckpoint(input: CheckpointInput): Promise<BuiltChec
 
 interface Turn {
   user: Extract<ChatMessage, { role: "user" }>;
+  mode: number | null | undefined;
   messageId: string;
   requestId: string | null;
   steps: Uint8Array[];
@@ -138,7 +141,13 @@ function groupTurns(history: HistoryEntry[]): Turn[] {
   for (const entry of history) {
     const m = entry.message;
     if (m.role === "user" && entry.messageKey?.startsWith(USER_MESSAGE_KEY_PREFIX)) {
-      turns.push({ user: m, messageId: entry.messageKey.slice(USER_MESSAGE_KEY_PREFIX.length), requestId: entry.requestId, steps: [] });
+      turns.push({
+        user: m,
+        mode: entry.mode,
+        messageId: entry.messageKey.slice(USER_MESSAGE_KEY_PREFIX.length),
+        requestId: entry.requestId,
+        steps: [],
+      });
       continue;
     }
     const turn = turns.at(-1);

@@ -239,7 +239,7 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<void> {
     if (!(sameText && unanswered)) {
       // An earlier message re-sent (edited, or re-run from there): branch before it.
       if (existing) store.branchBefore(input.conversationId, existing.seq, input.runId);
-      items.push({ message: { role: "user", content: input.action.text }, messageKey: key });
+      items.push({ message: { role: "user", content: input.action.text }, messageKey: key, mode: input.state.mode });
     }
   }
   if (input.action.kind === "resume" && endsWithAnswer(store.history(input.conversationId).at(-1)?.message)) {

@@ -48,12 +48,14 @@ export interface StoredMessage {
   /** Serialized ToolCall card of a tool message, for Cursor's turn structures. */
   toolCard: Uint8Array | null;
   requestId: string | null;
+  mode: number | null;
 }
 
 export interface NewMessage {
   message: ChatMessage;
   messageKey?: string;
   toolCard?: Uint8Array;
+  mode?: number;
 }
 
 export class ConversationStore {
@@ -223,6 +225,7 @@ export class ConversationStore {
         messageKey: messages.messageKey,
         payloadJson: messages.payloadJson,
         cursorStep: messages.cursorStep,
+        mode: messages.mode,
         requestId: runs.requestId,
       })
       .from(messages)
@@ -236,6 +239,7 @@ export class ConversationStore {
         message: JSON.parse(row.payloadJson) as ChatMessage,
         toolCard: row.cursorStep ?? null,
         requestId: row.requestId ?? null,
+        mode: row.mode ?? null,
       }));
   }
 
@@ -253,6 +257,7 @@ export class ConversationStore {
         message: JSON.parse(row.payloadJson) as ChatMessage,
         toolCard: row.cursorStep ?? null,
         requestId: null,
+        mode: row.mode ?? null,
       }));
   }
 
@@ -291,6 +296,7 @@ export class ConversationStore {
       message: JSON.parse(row.payloadJson) as ChatMessage,
       toolCard: row.cursorStep ?? null,
       requestId: null,
+      mode: row.mode ?? null,
     };
   }
 
@@ -338,6 +344,7 @@ export class ConversationStore {
             role: item.message.role,
             payloadJson: JSON.stringify(item.message),
             cursorStep: item.toolCard ?? null,
+            mode: item.mode ?? null,
             createdAtMs: now,
           })
           .onConflictDoNothing()

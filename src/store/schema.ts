@@ -94,6 +94,8 @@ export const messages = sqliteTable(
     payloadJson: text("payload_json").notNull(),
     /** What Cursor shows for this message: a serialized ConversationStep (or UserMessage). */
     cursorStep: bytes("cursor_step"),
+    /** Cursor's agent mode of a user message, so its turn blob never changes afterwards. */
+    mode: integer("mode"),
     /** Set when an edited, re-sent earlier message branched the history before this one. */
     supersededByRunId: text("superseded_by_run_id"),
     createdAtMs: integer("created_at_ms").notNull(),

@@ -136,6 +136,7 @@ describe("interrupts", () => {
     const scenario = await createScenario([HANG]);
     const conversationId = crypto.randomUUID();
     const { requestId, reader } = await startTurn({ conversationId, text: `beat ${scenario.marker}` });
+    await scenario.requests(1);
     await appendOk(requestId, 7, heartbeat());
     await reader.until((f) => updateCase(f) === "heartbeat", "the server heartbeat");
     await stubOf(conversationId).shutdown();

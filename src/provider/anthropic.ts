@@ -2,9 +2,8 @@
 // out, failures classified, abort honoured at every await.
 import { buildAnthropicRequestBody } from "./anthropic-request.ts";
 import { AnthropicStreamParser } from "./anthropic-stream.ts";
-import { isProviderError, ProviderError } from "./failure.ts";
 import { postStreaming, secretsOf } from "./http.ts";
-import { readSseEvents, type SseEvent } from "./sse.ts";
+import { nextEventOrEnd, parseEventJson, readSseEvents } from "./sse.ts";
 import type { CallTimings, ModelEvent, ModelRequest, Provider } from "./types.ts";
 import { type WatchdogOptions, withStallWatchdog } from "./watchdog.ts";
 
@@ -37,10 +36,10 @@ async function* streamMessages(
   const events = withStallWatchdog(readSseEvents(response.body!, request.signal), options);
   try {
     while (true) {
-      const message = await nextOrEnd(events, parser, request.signal);
+      const message = await nextEventOrEnd(events, () => parser.finished, request.signal);
       if (message === undefined) break;
       if (!message.data.trim()) continue; // keep-alive events some gateways send
-      yield* parser.push(message.event, parseJson(message.data));
+      yield* parser.push(message.event, parseEventJson(message.data));
       if (parser.complete) return;
     }
   } finally {
@@ -53,24 +52,4 @@ async function* streamMessages(
  * The next SSE event, or undefined at the end. A transport failure (cut, stall) after
  * message_delta's stop_reason also ends the stream: only the empty message_stop is lost.
  */
-async function nextOrEnd(
-  events: AsyncGenerator<SseEvent>,
-  parser: AnthropicStreamParser,
-  signal: AbortSignal,
-): Promise<SseEvent | undefined> {
-  try {
-    const step = await events.next();
-    return step.done ? undefined : step.value;
-  } catch (error) {
-    if (parser.finished && !signal.aborted && isProviderError(error)) return undefined;
-    throw error;
-  }
-}
 
-function parseJson(data: string): unknown {
-  try {
-    return JSON.parse(data);
-  } catch {
-    throw new ProviderError("transient", "provider sent a malformed stream event");
-  }
-}

@@ -1,10 +1,9 @@
 // OpenAI Chat Completions streaming provider: one POST, SSE chunks in,
 // ModelEvents out, failures classified, abort honoured at every await.
-import { isProviderError, ProviderError } from "./failure.ts";
 import { buildChatRequestBody } from "./openai-chat-request.ts";
 import { ChatStreamParser } from "./openai-chat-stream.ts";
 import { postStreaming, secretsOf } from "./http.ts";
-import { readSseEvents, type SseEvent } from "./sse.ts";
+import { nextEventOrEnd, parseEventJson, readSseEvents } from "./sse.ts";
 import type { CallTimings, ModelEvent, ModelRequest, Provider } from "./types.ts";
 import { type WatchdogOptions, withStallWatchdog } from "./watchdog.ts";
 
@@ -35,14 +34,14 @@ async function* streamChat(
   const events = withStallWatchdog(readSseEvents(response.body!, request.signal), options);
   try {
     while (true) {
-      const message = await nextOrEnd(events, parser, request.signal);
+      const message = await nextEventOrEnd(events, () => parser.finished, request.signal);
       if (message === undefined) break;
       if (message.data === DONE_MARKER) {
         yield* parser.end(true);
         return;
       }
       if (!message.data.trim()) continue; // keep-alive events some gateways send
-      yield* parser.push(parseJson(message.data));
+      yield* parser.push(parseEventJson(message.data));
       if (parser.complete) return;
     }
   } finally {
@@ -55,24 +54,4 @@ async function* streamChat(
  * The next SSE event, or undefined at the end. A transport failure (cut, stall) after
  * finish_reason also ends the stream: the answer is whole, only the usage chunk is lost.
  */
-async function nextOrEnd(
-  events: AsyncGenerator<SseEvent>,
-  parser: ChatStreamParser,
-  signal: AbortSignal,
-): Promise<SseEvent | undefined> {
-  try {
-    const step = await events.next();
-    return step.done ? undefined : step.value;
-  } catch (error) {
-    if (parser.finished && !signal.aborted && isProviderError(error)) return undefined;
-    throw error;
-  }
-}
 
-function parseJson(data: string): unknown {
-  try {
-    return JSON.parse(data);
-  } catch {
-    throw new ProviderError("transient", "provider sent a malformed stream chunk");
-  }
-}

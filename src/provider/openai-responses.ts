@@ -1,11 +1,10 @@
 // OpenAI Responses streaming provider: one POST, SSE events in, ModelEvents
 // out, failures classified, abort honoured at every await. Stateless
 // (`store: false`): reasoning comes back encrypted and is replayed by the caller.
-import { ProviderError } from "./failure.ts";
 import { buildResponsesRequestBody } from "./openai-responses-request.ts";
 import { ResponsesStreamParser } from "./openai-responses-stream.ts";
 import { postStreaming, secretsOf } from "./http.ts";
-import { readSseEvents } from "./sse.ts";
+import { parseEventJson, readSseEvents } from "./sse.ts";
 import type { CallTimings, ModelEvent, ModelRequest, Provider } from "./types.ts";
 import { type WatchdogOptions, withStallWatchdog } from "./watchdog.ts";
 
@@ -39,7 +38,7 @@ async function* streamResponses(
     for await (const message of events) {
       if (message.data === DONE_MARKER) break;
       if (!message.data.trim()) continue; // keep-alive events some gateways send
-      yield* parser.push(parseJson(message.data), message.event);
+      yield* parser.push(parseEventJson(message.data), message.event);
       // response.completed / response.incomplete is the last word; no need to wait for the close.
       if (parser.complete) return;
     }
@@ -49,10 +48,3 @@ async function* streamResponses(
   yield* parser.end();
 }
 
-function parseJson(data: string): unknown {
-  try {
-    return JSON.parse(data);
-  } catch {
-    throw new ProviderError("transient", "provider sent a malformed stream event");
-  }
-}

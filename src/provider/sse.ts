@@ -59,3 +59,30 @@ export function readSseEvents(body: ReadableStream<Uint8Array>, signal?: AbortSi
     },
   };
 }
+
+/** An SSE event's JSON; malformed data is a transient failure (a retry may get a clean stream). */
+export function parseEventJson(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new ProviderError("transient", "provider sent a malformed stream event");
+  }
+}
+
+/**
+ * The next event, or undefined at the end. A transport failure (cut, stall) after
+ * the response is already complete also ends the stream: only trailing events are lost.
+ */
+export async function nextEventOrEnd(
+  events: AsyncIterator<SseEvent>,
+  complete: () => boolean,
+  signal: AbortSignal,
+): Promise<SseEvent | undefined> {
+  try {
+    const step = await events.next();
+    return step.done ? undefined : step.value;
+  } catch (error) {
+    if (complete() && !signal.aborted && error instanceof ProviderError) return undefined;
+    throw error;
+  }
+}

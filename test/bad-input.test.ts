@@ -77,6 +77,17 @@ describe("bad input", () => {
     await expectNextTurnWorks();
   });
 
+  it("withholds a provider error message that quotes the prompt", async () => {
+    const secretPrompt = "the launch code for the rocket is tangerine seven";
+    const scenario = await createScenario([httpError(400, `Invalid 'content': '${secretPrompt}' is not allowed`)]);
+    const { reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `${secretPrompt} ${scenario.marker}` });
+    const end = await reader.end();
+    expect(end.error?.code).toBe("unavailable");
+    expect(JSON.stringify(end)).not.toContain("tangerine");
+    expect(decodeDetails(end.error!.details![0]!.value).details?.detail).not.toContain("tangerine");
+    expect(end.error?.message).toContain("HTTP 400");
+  });
+
   it("reports a provider 500 as a retryable unavailable error", async () => {
     const scenario = await createScenario([httpError(500, "upstream exploded")]);
     const { reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `boom ${scenario.marker}` });

@@ -15,7 +15,7 @@ import {
   type ToolDefinition,
   type Usage,
 } from "../provider/types.ts";
-import { ProviderError } from "../provider/failure.ts";
+import { ProviderError, withoutPromptQuotes } from "../provider/failure.ts";
 import { isRetryable, retryDelayMs, sleepUnlessAborted } from "../provider/retry.ts";
 
 export interface ModelCallInput {
@@ -59,7 +59,8 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
     const emitted = { any: false };
     try {
       return await attemptCall(deps, input, index, attempt, emitted);
-    } catch (err) {
+    } catch (caught) {
+      const err = caught instanceof ProviderError ? withoutPromptQuotes(caught, JSON.stringify(input.messages)) : caught;
       if (input.signal.aborted || emitted.any || attempt >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
       await sleepUnlessAborted(retryDelayMs(attempt + 1, err), input.signal);
     }

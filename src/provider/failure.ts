@@ -31,6 +31,27 @@ export class ProviderError extends Error {
   }
 }
 
+/** A provider message quoting this many characters of the prompt in a row is withheld. */
+const QUOTE_MIN_CHARS = 24;
+
+/**
+ * The same failure without provider text that quotes the prompt (some APIs echo
+ * the offending input in their error), so no prompt text reaches the client.
+ */
+export function withoutPromptQuotes(error: ProviderError, prompt: string): ProviderError {
+  const text = error.message;
+  for (let i = 0; i + QUOTE_MIN_CHARS <= text.length; i++) {
+    if (prompt.includes(text.slice(i, i + QUOTE_MIN_CHARS))) {
+      const status = error.status !== undefined ? `HTTP ${error.status}` : "an error";
+      return new ProviderError(error.kind, `provider returned ${status} (its message quoted the prompt and is withheld)`, {
+        ...(error.status !== undefined && { status: error.status }),
+        ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }),
+      });
+    }
+  }
+  return error;
+}
+
 export function isProviderError(error: unknown): error is ProviderError {
   return error instanceof ProviderError;
 }

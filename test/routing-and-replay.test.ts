@@ -56,9 +56,11 @@ describe("routing appends and streams", () => {
     expect(await late.end()).toEqual({});
     const second = await FrameReader.open(requestId, { respond: false });
     expect(await second.end()).toEqual({});
-    const shape = (r: FrameReader) => r.frames.map((f) => (f.kind === "end" ? "end" : updateCase(f)));
+    // Blob transfers leave the replay once the run is over (nothing is left to answer).
+    const shape = (r: FrameReader) => r.kinds().filter((k) => k !== "kvServerMessage" && k !== "heartbeat");
     expect(shape(late)).toEqual(shape(reader));
     expect(shape(second)).toEqual(shape(reader));
+    expect(late.kinds()).not.toContain("kvServerMessage");
     expect(late.text()).toBe("replay");
   });
 

@@ -18,7 +18,9 @@ export interface Subscription {
 }
 
 export class Outbox {
-  readonly #frames: Uint8Array[] = [];
+  #frames: Uint8Array[] = [];
+  /** Frames a finished run no longer needs in the replay (blob transfers the client answered). */
+  readonly #droppable = new Set<Uint8Array>();
   readonly #subscribers = new Set<Subscriber>();
   #state: OutboxState = { kind: "open" };
   #lastWriteAt = Date.now();
@@ -42,11 +44,25 @@ export class Outbox {
     return now - this.#lastWriteAt;
   }
 
-  /** Appends a frame to the replay log and sends it to every subscriber. */
-  push(frame: Uint8Array): void {
+  /**
+   * Appends a frame to the replay log and sends it to every subscriber.
+   * `droppable` frames leave the replay log at `dropFinished()`.
+   */
+  push(frame: Uint8Array, droppable = false): void {
     if (this.#state.kind === "ended") return;
     this.#frames.push(frame);
+    if (droppable) this.#droppable.add(frame);
     this.#broadcast(frame);
+  }
+
+  /**
+   * Forgets droppable frames once their run is over: a reconnecting client has
+   * nothing left to answer, and blob data is the bulk of a long run's replay.
+   */
+  dropFinished(): void {
+    if (this.#droppable.size === 0) return;
+    this.#frames = this.#frames.filter((f) => !this.#droppable.has(f));
+    this.#droppable.clear();
   }
 
   /** Sends a frame to current subscribers only (heartbeats are not worth replaying). */

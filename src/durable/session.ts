@@ -186,7 +186,8 @@ export class ConversationSession {
     const runId = `${input.requestId}:${randomHex(4)}`;
     this.deps.store.ensureConversation(input.conversationId, input.principal);
     this.deps.store.claimRun({ runId, conversationId: input.conversationId, requestId: input.requestId, model: model.name });
-    const emit = (message: AgentServerMessage) => transport.outbox.push(serverFrame(message));
+    const emit = (message: AgentServerMessage) =>
+      transport.outbox.push(serverFrame(message), message.message.case === "kvServerMessage");
     const run = new RunHandle(runId, transport, emit);
     const channel = run.channel;
     transport.state = { kind: "running", run };
@@ -258,6 +259,7 @@ export class ConversationSession {
     }
     // A run replaced by a newer run_request on the same request leaves the stream to it.
     const transport = run.transport;
+    transport.outbox.dropFinished();
     if (transport.state.kind === "running" && transport.state.run === run) {
       this.#end(transport, final.status === "completed" ? undefined : final.status === "cancelled" ? RUN_CANCELLED() : final.error);
     }

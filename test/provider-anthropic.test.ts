@@ -28,7 +28,7 @@ import {
   withGates,
 } from "./support/fake-provider.ts";
 
-const API_KEY = "sk-ant-test-never-logged-0123456789";
+const API_KEY = "fake-anthropic-key-never-logged-0123456789";
 
 function aModel(overrides: Partial<ModelConfig> = {}): ModelConfig {
   const base = (env as unknown as { FAKE_PROVIDER_URL: string }).FAKE_PROVIDER_URL;
@@ -552,7 +552,6 @@ describe("Anthropic provider failures", () => {
     expect(error).toMatchObject({ kind: "authorization", status: 401, retryable: false });
     expect(error.message).toContain("provider returned HTTP 401: invalid x-api-key");
     expect(error.message).not.toContain(API_KEY);
-    expect(error.message).not.toContain("sk-ant");
   });
 
   it("classifies 429 as rate_limit and honours Retry-After", async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../src/proto/connect/error.ts";
 import { encodeEndStream, endStreamToJson } from "../src/proto/connect/end-stream.ts";
-import { decodeEnvelopes, EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM } from "../src/proto/connect/envelope.ts";
+import { decodeEnvelopes, EndStreamWatcher, EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM } from "../src/proto/connect/envelope.ts";
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 
@@ -58,5 +58,18 @@ describe("end-stream JSON", () => {
     expect(endStreamToJson(error)).toEqual({
       error: { code: "unavailable", message: "provider down", details: [{ type: "aiserver.v1.ErrorDetails", value: "CDk" }] },
     });
+  });
+});
+
+describe("EndStreamWatcher", () => {
+  it("notices the end-stream frame however the bytes are split, and not before", () => {
+    const stream = new Uint8Array([...encodeEnvelope(0, bytes(9, 9, 9)), ...encodeEndStream()]);
+    for (let cut = 1; cut < stream.length; cut++) {
+      const watcher = new EndStreamWatcher();
+      watcher.push(stream.slice(0, cut));
+      expect(watcher.seen).toBe(cut >= 13); // its 5-byte header occupies bytes 8..12
+      watcher.push(stream.slice(cut));
+      expect(watcher.seen).toBe(true);
+    }
   });
 });

@@ -420,4 +420,21 @@ describe("interrupts", () => {
     await appendOk(crypto.randomUUID(), 0, runRequest({ conversationId, text: `alone ${scenario.marker}` }));
     await vi.waitFor(async () => expect((await runRows(conversationId))[0]?.status).toBe("cancelled"), { timeout: 5_000, interval: 50 });
   });
+
+  it("delivers a user message that stopped a tool round to the next run exactly once", async () => {
+    const scenario = await createScenario([chatToolCalls([{ id: "r", name: "Read", args: ['{"path":"/a"}'] }]), chatText(["on it"])]);
+    const conversationId = crypto.randomUUID();
+    const exec = deferred<ExecServerMessage>();
+    const first = await startTurn({ conversationId, text: `first ${scenario.marker}` }, { onExec: (e) => exec.resolve(e) });
+    await exec.promise;
+    await first.reader.send(userMessageAction("do the other thing", "m-late"));
+    expect((await first.reader.end()).error?.code).toBe("canceled");
+    // Cursor then sends the same message as the next run_request.
+    const second = await startTurn({ conversationId, text: "do the other thing", messageId: "m-late" });
+    expect(await second.reader.end()).toEqual({});
+    expect(second.reader.updates().filter((u) => u.case === "userMessageAppended")).toHaveLength(0);
+    const [, request] = await scenario.requests(2);
+    const contents = (JSON.parse(request!.body) as { messages: { content: string | null }[] }).messages.map((m) => m.content);
+    expect(contents.filter((c) => c === "do the other thing")).toHaveLength(1);
+  });
 });

@@ -9,7 +9,6 @@ import { interactionUpdate } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore, StoredMessage } from "../store/conversation-store.ts";
 import type { ChatMessage, ModelConfig, Provider, ToolDefinition, Usage } from "../provider/types.ts";
-import { ProviderError } from "../provider/failure.ts";
 import { callModel } from "./model-call.ts";
 import { projectHistory } from "./history-projection.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
@@ -61,7 +60,9 @@ export async function compactHistory(deps: CompactionDeps, input: CompactionInpu
   store.branchBefore(input.conversationId, firstNonSystem.seq, input.runId);
   store.appendMessages(input.conversationId, input.runId, [
     { message: { role: "user", content: `${SUMMARY_OPEN}${summary}${SUMMARY_CLOSE}` }, messageKey: `${SUMMARY_KEY_PREFIX}${input.runId}` },
-    ...(tail ? [{ message: tail.message, ...(tail.messageKey && { messageKey: tail.messageKey }) }] : []),
+    ...(tail
+      ? [{ message: tail.message, ...(tail.messageKey && { messageKey: tail.messageKey }), ...(tail.mode !== null && { mode: tail.mode }) }]
+      : []),
   ]);
   store.countSummary(input.conversationId);
   deps.emit(interactionUpdate({ case: "summary", value: { summary } }));
@@ -88,16 +89,6 @@ export function exceedsWindow(model: ModelConfig, estimatedTokens: number): bool
   return estimatedTokens > model.contextWindow - reserve;
 }
 
-/** A provider's refusal because the prompt is longer than its context window. */
-export function isContextOverflow(err: unknown): boolean {
-  return (
-    err instanceof ProviderError &&
-    err.kind === "request" &&
-    /prompt is too long|context length|context window|maximum context|too many tokens|context_length_exceeded|input is too long/i.test(
-      err.message,
-    )
-  );
-}
 
 /** The newest user message, if the history ends with it (the query being answered). */
 function currentQuery(history: StoredMessage[]): StoredMessage | undefined {

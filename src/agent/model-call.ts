@@ -16,6 +16,7 @@ import {
   type Usage,
 } from "../provider/types.ts";
 import { ProviderError, withoutPromptQuotes } from "../provider/failure.ts";
+import { isContextOverflow } from "./context-overflow.ts";
 import { isRetryable, retryDelayMs, sleepUnlessAborted } from "../provider/retry.ts";
 
 export interface ModelCallInput {
@@ -60,7 +61,8 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
     try {
       return await attemptCall(deps, input, index, attempt, emitted);
     } catch (caught) {
-      const err = caught instanceof ProviderError ? withoutPromptQuotes(caught, JSON.stringify(input.messages)) : caught;
+      const err =
+        caught instanceof ProviderError && !isContextOverflow(caught) ? withoutPromptQuotes(caught, promptTexts(input.messages)) : caught;
       if (input.signal.aborted || emitted.any || attempt >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
       await sleepUnlessAborted(retryDelayMs(attempt + 1, err), input.signal);
     }
@@ -123,6 +125,11 @@ async function attemptCall(
     });
     throw err;
   }
+}
+
+/** The text the user and model wrote (not ids), for spotting a provider error that quotes it. */
+function promptTexts(messages: ChatMessage[]): string[] {
+  return messages.flatMap((m) => [m.content, ...(m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.arguments) : [])]);
 }
 
 /** Folds provider events into Cursor updates and the final assistant message. */

@@ -16,7 +16,8 @@ import { runToolRound } from "./tool-round.ts";
 import { recoverHistory } from "./recovery.ts";
 import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
-import { compactHistory, estimateTokens, exceedsWindow, isContextOverflow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
+import { compactHistory, estimateTokens, exceedsWindow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
+import { isContextOverflow } from "./context-overflow.ts";
 import { interactionUpdate } from "../proto/frames.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
 import { RunControl, type Injection } from "./run-control.ts";
@@ -89,6 +90,7 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
   try {
     await prepareHistory(deps, input);
     if (input.action.kind === "summarize") {
+      control.end("finishing"); // input arriving during a summary waits for the next turn
       await compact(false);
       const final = await prepare();
       input.signal.throwIfAborted();
@@ -191,16 +193,15 @@ async function runRound(deps: RunDeps, input: RunInput, modelCallId: string, cal
 
 /** Queued injections enter the history (after any interrupted round's results) and are announced. */
 function deliverInjections(deps: RunDeps, input: RunInput): void {
-  const injections = input.control.take();
+  const keyOf = (i: Injection) => (i.kind === "system" ? `context:${i.id}` : `${USER_MESSAGE_KEY_PREFIX}${i.messageId || i.id}`);
+  // A message already in the history (the client re-sent it as a run_request) is not delivered twice.
+  const injections = input.control.take().filter((i) => !deps.store.findByKey(input.conversationId, keyOf(i)));
   if (injections.length === 0) return;
   const batchId = crypto.randomUUID();
   deps.store.appendMessages(
     input.conversationId,
     input.runId,
-    injections.map((i) => ({
-      message: { role: "user" as const, content: i.text },
-      messageKey: i.kind === "system" ? `context:${i.id}` : `${USER_MESSAGE_KEY_PREFIX}${i.messageId || i.id}`,
-    })),
+    injections.map((i) => ({ message: { role: "user" as const, content: i.text }, messageKey: keyOf(i), mode: input.state.mode })),
   );
   const deliveredAtMs = BigInt(Date.now());
   for (const injection of injections) {

@@ -113,7 +113,9 @@ function cardForStorage(card: ToolCall): Uint8Array | undefined {
   const tool = card.tool.value as { result?: unknown } | undefined;
   if (!tool) return undefined;
   const slim = toBinary(ToolCallSchema, create(ToolCallSchema, { ...card, tool: { ...card.tool, value: { ...tool, result: undefined } } as ToolCall["tool"] }));
-  return slim.byteLength <= STORED_CARD_MAX_BYTES ? slim : undefined;
+  if (slim.byteLength <= STORED_CARD_MAX_BYTES) return slim;
+  // Even the arguments are too big: keep the card's kind and ids so the step still shows.
+  return toBinary(ToolCallSchema, create(ToolCallSchema, { ...card, tool: { case: card.tool.case, value: {} } as ToolCall["tool"] }));
 }
 
 function withIds(card: ToolCall, toolCallId: string, startedAtMs: bigint, completedAtMs?: bigint): ToolCall {

@@ -70,9 +70,10 @@ export class ConversationObject extends DurableObject<AppEnv> {
     return this.#session.append(input);
   }
 
-  /** Rethrown on every call, outside blockConcurrencyWhile, so each request fails clearly. */
+  /** Checked on every call, outside blockConcurrencyWhile (a throw inside it would break the input gate). */
   #ready(): void {
-    if (this.#initError !== undefined) throw new Error("conversation storage is unavailable");
+    // Reset the object so the next request opens storage afresh, instead of serving errors forever.
+    if (this.#initError !== undefined) this.ctx.abort("conversation storage failed to open");
   }
 
   /** Cancels every run and closes every stream with `canceled`. */

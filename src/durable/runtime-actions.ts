@@ -14,7 +14,8 @@ export interface RuntimeActionContext {
 
 export function applyRuntimeAction(ctx: RuntimeActionContext, action: ConversationAction): void {
   const { transport } = ctx;
-  const run = transport.state.kind === "running" ? transport.state.run : undefined;
+  // A run that is cancelled but not finished yet takes no more input.
+  const run = transport.state.kind === "running" && !transport.state.run.cancelled ? transport.state.run : undefined;
   switch (action.action.case) {
     case "cancelAction":
       run?.cancel("cancelled by the user");
@@ -33,7 +34,7 @@ export function applyRuntimeAction(ctx: RuntimeActionContext, action: Conversati
         // A newer message while tools run on the client stops the turn (the
         // reference's behaviour); the message itself opens the next one.
         run.cancel("interrupted by a newer user message");
-        ctx.queueForNextRun(injection);
+        queueForNextTurn(ctx, injection);
       } else {
         run.control.inject(injection);
       }

@@ -259,8 +259,8 @@ export class ConversationSession {
     }
     // A run replaced by a newer run_request on the same request leaves the stream to it.
     const transport = run.transport;
-    transport.outbox.dropFinished();
     if (transport.state.kind === "running" && transport.state.run === run) {
+      transport.outbox.dropFinished();
       this.#end(transport, final.status === "completed" ? undefined : final.status === "cancelled" ? RUN_CANCELLED() : final.error);
     }
     this.#registry.release(conversationId, run.runId);
@@ -320,6 +320,7 @@ export class ConversationSession {
     for (const [id, t] of this.#transports) {
       const ended = t.state.kind === "ended" && t.state.atMs < now - ENDED_TRANSPORT_TTL_MS;
       const abandoned = t.state.kind === "waiting" && t.createdAtMs < now - ENDED_TRANSPORT_TTL_MS;
+      if (abandoned) t.outbox.end(new AppError("deadline_exceeded", "no run_request arrived for this request"));
       if (ended || abandoned) this.#transports.delete(id);
     }
   }
@@ -368,7 +369,12 @@ function isRestart(transport: Transport, input: AppendInput): boolean {
 }
 
 /** One message must fit a history row (the object's SQLite caps rows at 2 MB). */
-const USER_TEXT_MAX_CHARS = 500_000;
+const USER_TEXT_MAX_BYTES = 1_000_000;
+
+/** Bytes the text takes in a stored row: JSON-escaped, UTF-8. */
+function storedSize(text: string): number {
+  return new TextEncoder().encode(JSON.stringify(text)).byteLength;
+}
 
 /** What the run_request asks for; only user messages and resume start a run today. */
 function runAction(request: AgentRunRequest): { action: RunAction } | { error: AppError } {
@@ -377,8 +383,8 @@ function runAction(request: AgentRunRequest): { action: RunAction } | { error: A
     case "userMessageAction": {
       const user = action.value.userMessage;
       if (user?.text.trim() === "/summarize") return { action: { kind: "summarize" } };
-      if ((user?.text.length ?? 0) > USER_TEXT_MAX_CHARS) {
-        return { error: new AppError("invalid_argument", `the message is longer than ${USER_TEXT_MAX_CHARS} characters`) };
+      if (storedSize(user?.text ?? "") > USER_TEXT_MAX_BYTES) {
+        return { error: new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`) };
       }
       return { action: { kind: "user_message", messageId: user?.messageId ?? "", text: user?.text ?? "" } };
     }

@@ -33,6 +33,8 @@ export class Transport {
     this.outbox = new Outbox((remaining) => onDetach(this, remaining));
     this.inbox = (!options.freshInbox && previous?.inbox) || new OrderedInbox<AgentClientMessage>();
     this.ids = previous?.ids ?? { nextId: 1, nextKvId: 0 };
+    // A restart's own seqno 0 is recorded afresh; a renewal keeps the request's.
+    this.firstPayload = options.freshInbox ? undefined : previous?.firstPayload;
   }
 
   /** The bytes of this request's seqno-0 append, to tell a repeat from a restart. */

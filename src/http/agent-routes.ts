@@ -7,7 +7,7 @@ import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { decodeClientMessage } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { encodeEndStream } from "../proto/connect/end-stream.ts";
-import { EnvelopeDecoder, FLAG_END_STREAM } from "../proto/connect/envelope.ts";
+import { EndStreamWatcher } from "../proto/connect/envelope.ts";
 import { conversationName, routerName } from "../durable/names.ts";
 import { ROUTE_WAIT_MS } from "../durable/router-object.ts";
 import type { Principal } from "../auth/principal.ts";
@@ -96,8 +96,7 @@ async function resolveConversation(env: AppEnv, principal: Principal, requestId:
 function forwardCancel(source: ReadableStream<Uint8Array>, onCancel: () => Promise<void>): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   // Watches the frames going by, so an interruption after the end-stream adds no second one.
-  const frames = new EnvelopeDecoder();
-  let ended = false;
+  const frames = new EndStreamWatcher();
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -107,12 +106,12 @@ function forwardCancel(source: ReadableStream<Uint8Array>, onCancel: () => Promi
             controller.close();
             return;
           }
-          if (frames.push(value).some((f) => f.flags & FLAG_END_STREAM)) ended = true;
+          frames.push(value);
           controller.enqueue(value);
         } catch {
           // The object went away mid-stream (eviction, deploy): end the stream
           // with one clear error instead of a broken body.
-          if (!ended) {
+          if (!frames.seen) {
             controller.enqueue(encodeEndStream(new AppError("unavailable", "the conversation was interrupted; send the message again")));
           }
           controller.close();

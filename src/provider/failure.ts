@@ -38,8 +38,11 @@ const QUOTE_MIN_CHARS = 24;
  * The same failure without provider text that quotes the prompt (some APIs echo
  * the offending input in their error), so no prompt text reaches the client.
  */
-export function withoutPromptQuotes(error: ProviderError, prompt: string): ProviderError {
-  const text = error.message;
+export function withoutPromptQuotes(error: ProviderError, promptTexts: string[]): ProviderError {
+  // Whitespace is normalised on both sides: an echo may re-wrap or escape newlines.
+  const normalize = (t: string) => t.replace(/\\[nrt]/g, " ").replace(/\s+/g, " ");
+  const prompt = normalize(promptTexts.join(" "));
+  const text = normalize(error.message);
   for (let i = 0; i + QUOTE_MIN_CHARS <= text.length; i++) {
     if (prompt.includes(text.slice(i, i + QUOTE_MIN_CHARS))) {
       const status = error.status !== undefined ? `HTTP ${error.status}` : "an error";

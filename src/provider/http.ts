@@ -30,6 +30,8 @@ export async function postStreaming(post: StreamingPost): Promise<Response> {
       headers: { ...post.headers, "content-type": "application/json", accept: "text/event-stream", ...model.headers },
       body: post.body,
       signal,
+      // A redirect could lead past the upstream address check, with the key.
+      redirect: "manual",
     });
   } catch (error) {
     if (signal.aborted) throw signal.reason;
@@ -39,14 +41,20 @@ export async function postStreaming(post: StreamingPost): Promise<Response> {
     timings.httpStatus = response.status;
     timings.ttfbMs = Date.now() - sentAt;
   }
+  if (response.status >= 300 && response.status < 400) {
+    throw new ProviderError("request", `provider answered with a redirect (HTTP ${response.status}); configure the final base_url`, {
+      status: response.status,
+    });
+  }
   if (!response.ok) throw await failureFromResponse(response, signal, secretsOf(model));
   if (!response.body) throw new ProviderError("transient", "provider returned an empty response");
   return response;
 }
 
-/** Everything of a model's configuration that must never appear in an error: the key and header values. */
+/** What of a model's configuration must never appear in an error: the key and credential-like headers. */
 export function secretsOf(model: ModelConfig): string[] {
-  return [model.apiKey, ...Object.values(model.headers ?? {})];
+  const credentials = Object.entries(model.headers ?? {}).filter(([name]) => /auth|key|token|secret|cookie/i.test(name));
+  return [model.apiKey, ...credentials.map(([, value]) => value)];
 }
 
 async function failureFromResponse(response: Response, signal: AbortSignal, secrets: string[]): Promise<ProviderError> {

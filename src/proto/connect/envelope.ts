@@ -72,3 +72,35 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(b, a.byteLength);
   return out;
 }
+
+/**
+ * Follows frame boundaries in a byte stream without copying payloads, to tell
+ * whether the end-stream frame has gone by (the edge relays frames unchanged).
+ */
+export class EndStreamWatcher {
+  #header = new Uint8Array(HEADER_BYTES);
+  #headerLength = 0;
+  #payloadLeft = 0;
+  #seen = false;
+
+  get seen(): boolean {
+    return this.#seen;
+  }
+
+  push(chunk: Uint8Array): void {
+    let i = 0;
+    while (i < chunk.byteLength) {
+      if (this.#payloadLeft > 0) {
+        const take = Math.min(this.#payloadLeft, chunk.byteLength - i);
+        this.#payloadLeft -= take;
+        i += take;
+        continue;
+      }
+      this.#header[this.#headerLength++] = chunk[i++]!;
+      if (this.#headerLength < HEADER_BYTES) continue;
+      this.#headerLength = 0;
+      if (this.#header[0]! & FLAG_END_STREAM) this.#seen = true;
+      this.#payloadLeft = new DataView(this.#header.buffer).getUint32(1, false);
+    }
+  }
+}

@@ -437,4 +437,18 @@ describe("interrupts", () => {
     const contents = (JSON.parse(request!.body) as { messages: { content: string | null }[] }).messages.map((m) => m.content);
     expect(contents.filter((c) => c === "do the other thing")).toHaveLength(1);
   });
+
+  it("keeps appends of a reused request's new numbering that overtake its seqno 0", async () => {
+    const scenario = await createScenario([chatText(["one"]), chatToolCalls([{ id: "r", name: "Read", args: ['{"path":"/a"}'] }]), chatText(["two"])]);
+    const conversationId = crypto.randomUUID();
+    const first = await startTurn({ conversationId, text: `first ${scenario.marker}` });
+    expect(await first.reader.end()).toEqual({});
+    restartSeqnos(first.requestId);
+    // A heartbeat at the new seqno 1 arrives before the new run_request at seqno 0.
+    await appendOk(first.requestId, 1, heartbeat());
+    await appendOk(first.requestId, 0, runRequest({ conversationId, text: "second" }));
+    const again = await FrameReader.open(first.requestId, { onExec: (e, r) => r.send(readSuccess(e, "x")) });
+    expect(await again.end()).toEqual({});
+    expect(again.text()).toBe("two");
+  });
 });

@@ -20,6 +20,7 @@ import { applyParameters, parseVariant } from "../config/model-parameters.ts";
 import type { ModelConfig, Provider, ProviderKind } from "../provider/types.ts";
 import { RUN_CANCELLED } from "../agent/errors.ts";
 import { Transport } from "./transport.ts";
+import { INBOX_MAX_BUFFERED } from "./inbox.ts";
 import type { Subscription } from "./outbox.ts";
 import { RunHandle } from "./run-handle.ts";
 
@@ -100,14 +101,22 @@ export class ConversationSession {
     if (isRestart(transport, input)) {
       // Cursor reused a finished request id and numbers from 0 again: a new stream and
       // seqno order, the same id space (exec ids are never reused on a request).
-      transport = new Transport(input.requestId, (t, remaining) => this.#onDetach(t, remaining), transport, { freshInbox: true });
+      const previous = transport;
+      transport = new Transport(input.requestId, (t, remaining) => this.#onDetach(t, remaining), previous, { freshInbox: true });
       this.#transports.set(input.requestId, transport);
+      // Appends of the new numbering that overtook its seqno 0 were parked on the old request.
+      for (const parked of previous.parked) transport.inbox.push(parked.seqno, parked.message);
     }
     if (input.seqno === 0 && transport.firstPayload === undefined) transport.firstPayload = input.message;
     // A heartbeat is answered at once, even across a gap; it still takes its
     // seqno in the inbox so later appends are not held behind it.
     if (message.message.case === "clientHeartbeat") transport.outbox.pushTransient(HEARTBEAT_FRAME);
     const pushed = transport.inbox.push(input.seqno, message);
+    if (pushed.status === "stale" && transport.state.kind === "ended") {
+      // Possibly the start of a reused request's new numbering, ahead of its seqno 0.
+      if (transport.parked.length < INBOX_MAX_BUFFERED) transport.parked.push({ seqno: input.seqno, message });
+      return pushed;
+    }
     if (pushed.status !== "released") return pushed;
     // Looked up per item: a run_request may renew the request's transport.
     for (const item of pushed.items) this.#dispatch(this.#transports.get(input.requestId) ?? transport, item, input);

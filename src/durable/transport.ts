@@ -37,6 +37,8 @@ export class Transport {
     this.firstPayload = options.freshInbox ? undefined : previous?.firstPayload;
   }
 
+  /** Appends that reached this ended request with an old seqno (a restart's new numbering, maybe). */
+  readonly parked: { seqno: number; message: AgentClientMessage }[] = [];
   /** The bytes of this request's seqno-0 append, to tell a repeat from a restart. */
   firstPayload: Uint8Array | undefined;
 

@@ -6,8 +6,8 @@ import type { AgentClientMessage, AgentRunRequest, AgentServerMessage, Conversat
 import type { Injection } from "../agent/run-control.ts";
 import { RunRegistry } from "./run-registry.ts";
 import { applyRuntimeAction } from "./runtime-actions.ts";
-import { toHex } from "../agent/checkpoint.ts";
-import { runAgent, type RunAction, type RunOutcome } from "../agent/run.ts";
+import { runAgent, type RunOutcome } from "../agent/run.ts";
+import { clientState, runAction } from "./run-request.ts";
 import { subagentModelResolver } from "../agent/subagent-model.ts";
 import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
 import { decodeClientMessage, HEARTBEAT_FRAME, serverFrame } from "../proto/frames.ts";
@@ -375,43 +375,6 @@ function isRestart(transport: Transport, input: AppendInput): boolean {
   if (transport.state.kind !== "ended" || input.seqno !== 0 || !transport.firstPayload) return false;
   const first = transport.firstPayload;
   return first.byteLength !== input.message.byteLength || first.some((b, i) => b !== input.message[i]);
-}
-
-/** One message must fit a history row (the object's SQLite caps rows at 2 MB). */
-const USER_TEXT_MAX_BYTES = 1_000_000;
-
-/** Bytes the text takes in a stored row: JSON-escaped, UTF-8. */
-function storedSize(text: string): number {
-  return new TextEncoder().encode(JSON.stringify(text)).byteLength;
-}
-
-/** What the run_request asks for; only user messages and resume start a run today. */
-function runAction(request: AgentRunRequest): { action: RunAction } | { error: AppError } {
-  const action = request.action?.action;
-  switch (action?.case) {
-    case "userMessageAction": {
-      const user = action.value.userMessage;
-      if (user?.text.trim() === "/summarize") return { action: { kind: "summarize" } };
-      if (storedSize(user?.text ?? "") > USER_TEXT_MAX_BYTES) {
-        return { error: new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`) };
-      }
-      return { action: { kind: "user_message", messageId: user?.messageId ?? "", text: user?.text ?? "" } };
-    }
-    case "resumeAction":
-      return { action: { kind: "resume" } };
-    case "summarizeAction":
-      return { action: { kind: "summarize" } };
-    default:
-      return { error: new AppError("unimplemented", `conversation action ${action?.case ?? "(none)"} is not supported yet`) };
-  }
-}
-
-/** The client's own copy of the conversation, when it sent one with content. */
-function clientState(request: AgentRunRequest) {
-  const state = request.conversationState;
-  if (!state || state.rootPromptMessagesJson.length === 0) return {};
-  const prefetched = new Map(request.preFetchedBlobs.map((b) => [toHex(b.id), b.value] as const));
-  return { clientState: { state, prefetched } };
 }
 
 function randomHex(bytes: number): string {

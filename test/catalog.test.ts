@@ -66,6 +66,27 @@ describe("catalogue and account calls", () => {
     });
   });
 
+  it("offers a fast choice for models with a fast service tier, which then runs on that tier", () => {
+    const model: ModelConfig = {
+      name: "quick",
+      provider: "openai-responses",
+      baseUrl: "https://api.openai.com/v1",
+      apiKey: "k",
+      model: "gpt-5",
+      contextWindow: 128_000,
+      fastServiceTier: "priority",
+    };
+    const [entry] = availableModels([model]).models;
+    const fast = entry!.parameterDefinitions.find((p) => p.id === "fast");
+    expect(fast?.parameterType?.booleanParameter?.values.map((v) => [v.value, v.increasesModelCost])).toEqual([
+      ["false", false],
+      ["true", true],
+    ]);
+    expect(entry!.variants.map((v) => v.variantStringRepresentation)).toEqual(["quick[fast=false]", "quick[fast=true]"]);
+    expect(applyParameters(model, [{ id: "fast", value: "true" }]).extraBody).toEqual({ service_tier: "priority" });
+    expect(applyParameters(model, [{ id: "fast", value: "false" }]).extraBody).toBeUndefined();
+  });
+
   it("offers the same models as usable on both services and names a default", async () => {
     for (const path of ["/agent.v1.AgentService/GetUsableModels", "/aiserver.v1.AiService/GetUsableModels"]) {
       const usable = await unary(path, GetUsableModelsResponseSchema);

@@ -45,9 +45,10 @@ export function availableModels(models: ModelConfig[]): AvailableModelsResponse 
         id: p.id,
         name: p.name,
         isCycleableByHotkey: p.id === "reasoning",
-        parameterType: {
-          enumParameter: { values: p.values.map((v) => ({ value: v.value, displayName: v.label })) },
-        },
+        parameterType:
+          p.kind === "boolean"
+            ? { booleanParameter: { values: p.values.map((v) => ({ value: v.value, displayName: v.label, increasesModelCost: v.costsMore ?? false })) } }
+            : { enumParameter: { values: p.values.map((v) => ({ value: v.value, displayName: v.label })) } },
       })),
       variants: variantsOf(m),
     })),

@@ -1,5 +1,5 @@
-// Cursor's model parameters (the picker's "reasoning" and "context" choices) and
-// how a run's requested values map onto a configured model.
+// Cursor's model parameters (the picker's "reasoning", "context" and "fast"
+// choices) and how a run's requested values map onto a configured model.
 import type { ModelConfig } from "../provider/types.ts";
 
 export const REASONING_LEVELS = ["low", "medium", "high"] as const;
@@ -7,9 +7,10 @@ export const REASONING_LEVELS = ["low", "medium", "high"] as const;
 const CONTEXT_STEPS = [128_000, 200_000, 272_000, 400_000, 1_000_000];
 
 export interface ParameterChoice {
-  id: "reasoning" | "context";
+  id: "reasoning" | "context" | "fast";
   name: string;
-  values: { value: string; label: string }[];
+  kind: "enum" | "boolean";
+  values: { value: string; label: string; costsMore?: boolean }[];
   defaultValue: string;
 }
 
@@ -32,6 +33,7 @@ export function parameterChoices(model: ModelConfig): ParameterChoice[] {
     choices.push({
       id: "reasoning",
       name: "Reasoning",
+      kind: "enum",
       values: levels.map((v) => ({ value: v, label: v[0]!.toUpperCase() + v.slice(1) })),
       defaultValue: model.reasoningEffort,
     });
@@ -41,8 +43,21 @@ export function parameterChoices(model: ModelConfig): ParameterChoice[] {
     choices.push({
       id: "context",
       name: "Context",
+      kind: "enum",
       values: sizes.map((n) => ({ value: contextLabel(n), label: contextLabel(n) })),
       defaultValue: contextLabel(model.contextWindow),
+    });
+  }
+  if (model.fastServiceTier) {
+    choices.push({
+      id: "fast",
+      name: "Fast",
+      kind: "boolean",
+      values: [
+        { value: "false", label: "Standard" },
+        { value: "true", label: "Fast", costsMore: true },
+      ],
+      defaultValue: "false",
     });
   }
   return choices;
@@ -53,6 +68,10 @@ export function applyParameters(model: ModelConfig, parameters: readonly { id: s
   let out = model;
   for (const { id, value } of parameters) {
     if (id === "reasoning" && model.reasoningEffort && value) out = { ...out, reasoningEffort: value };
+    // Fast runs on the provider's priority tier, e.g. OpenAI's service_tier "priority".
+    if (id === "fast" && value === "true" && model.fastServiceTier) {
+      out = { ...out, extraBody: { ...out.extraBody, service_tier: model.fastServiceTier } };
+    }
     if (id === "context") {
       const tokens = parseContextLabel(value);
       if (tokens && tokens < model.contextWindow) out = { ...out, contextWindow: tokens };

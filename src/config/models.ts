@@ -20,6 +20,7 @@ const entrySchema = z.object({
   reasoning_effort: z.string().min(1).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   extra_body: z.record(z.string(), z.unknown()).optional(),
+  fast_service_tier: z.string().min(1).optional(),
 });
 
 export interface ModelCatalog {
@@ -79,6 +80,7 @@ export function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams
       ...(entry.reasoning_effort !== undefined && { reasoningEffort: entry.reasoning_effort }),
       ...(entry.headers !== undefined && { headers: entry.headers }),
       ...(entry.extra_body !== undefined && { extraBody: entry.extra_body }),
+      ...(entry.fast_service_tier !== undefined && { fastServiceTier: entry.fast_service_tier }),
     });
   });
   return catalog;

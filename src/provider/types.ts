@@ -17,6 +17,8 @@ export interface ModelConfig {
   reasoningEffort?: string;
   headers?: Record<string, string>;
   extraBody?: Record<string, unknown>;
+  /** The provider's `service_tier` for Cursor's "fast" choice; without it, no fast choice is offered. */
+  fastServiceTier?: string;
 }
 
 export interface ToolCallPart {

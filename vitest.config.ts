@@ -38,6 +38,7 @@ export default defineConfig(async () => {
                 model("fake-small", "fake-2", { context_window: 32000 }),
                 model("fake-responses", "fake-r", { provider: "openai-responses" }),
                 model("fake-anthropic", "fake-a", { provider: "anthropic" }),
+                model("fake-stall", "fake-s", { stall_timeout_ms: 1000 }),
               ]),
             },
           },

@@ -35,7 +35,7 @@ describe("catalogue and account calls", () => {
 
   it("lists the configured models with their context token limits", async () => {
     const models = await unary("/aiserver.v1.AiService/AvailableModels", AvailableModelsResponseSchema);
-    expect(models.modelNames).toEqual(["fake-model", "fake-small", "fake-responses", "fake-anthropic"]);
+    expect(models.modelNames).toEqual(["fake-model", "fake-small", "fake-responses", "fake-anthropic", "fake-stall"]);
     expect(models.models.slice(0, 2).map((m) => [m.name, m.contextTokenLimit, m.supportsAgent])).toEqual([
       ["fake-model", 128000, true],
       ["fake-small", 32000, true],
@@ -90,7 +90,7 @@ describe("catalogue and account calls", () => {
   it("offers the same models as usable on both services and names a default", async () => {
     for (const path of ["/agent.v1.AgentService/GetUsableModels", "/aiserver.v1.AiService/GetUsableModels"]) {
       const usable = await unary(path, GetUsableModelsResponseSchema);
-      expect(usable.models.map((m) => m.modelId)).toEqual(["fake-model", "fake-small", "fake-responses", "fake-anthropic"]);
+      expect(usable.models.map((m) => m.modelId)).toEqual(["fake-model", "fake-small", "fake-responses", "fake-anthropic", "fake-stall"]);
       expect(usable.models[0]?.credentials.case).toBe("apiKeyCredentials");
     }
     expect((await unary("/aiserver.v1.AiService/GetDefaultModel", GetDefaultModelResponseSchema)).model).toBe("fake-model");

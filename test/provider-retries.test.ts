@@ -60,4 +60,15 @@ describe("provider retries", () => {
     expect((await reader.end()).error?.code).toBe("unavailable");
     expect(await llmCalls(conversationId)).toHaveLength(1);
   });
+
+  it("turns a provider stream that goes quiet into a clear stall error, using the model's stall timeout", async () => {
+    const hang = { steps: [{ data: JSON.stringify({ id: "c", choices: [{ index: 0, delta: { role: "assistant" } }] }) }, { hang: true as const }] };
+    const scenario = await createScenario([hang, hang, hang, hang]);
+    const conversationId = crypto.randomUUID();
+    const { reader } = await startTurn({ conversationId, text: `quiet ${scenario.marker}`, model: "fake-stall" });
+    const end = await reader.end(20_000);
+    expect(end.error?.code).toBe("unavailable");
+    expect(end.error?.message).toMatch(/stalled/);
+    expect(await llmCalls(conversationId)).toHaveLength(4);
+  }, 30_000);
 });

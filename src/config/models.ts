@@ -21,6 +21,7 @@ const entrySchema = z.object({
   headers: z.record(z.string(), z.string()).optional(),
   extra_body: z.record(z.string(), z.unknown()).optional(),
   fast_service_tier: z.string().min(1).optional(),
+  stall_timeout_ms: z.number().int().min(1_000).max(3_600_000).optional(),
 });
 
 export interface ModelCatalog {
@@ -81,6 +82,7 @@ export function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams
       ...(entry.headers !== undefined && { headers: entry.headers }),
       ...(entry.extra_body !== undefined && { extraBody: entry.extra_body }),
       ...(entry.fast_service_tier !== undefined && { fastServiceTier: entry.fast_service_tier }),
+      ...(entry.stall_timeout_ms !== undefined && { stallTimeoutMs: entry.stall_timeout_ms }),
     });
   });
   return catalog;

@@ -37,7 +37,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
       store: this.#store,
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       catalog: () => modelCatalogFromEnv(env),
-      provider: createProvider,
+      provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),
       onRunFinished: (summary) => {
         ctx.waitUntil(
           recordRunUsage(env.DB, {

@@ -17,7 +17,7 @@ import { errorKind } from "../proto/connect/log-safe.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import { applyParameters, parseVariant } from "../config/model-parameters.ts";
-import type { ModelConfig, Provider, ProviderKind } from "../provider/types.ts";
+import type { ModelConfig, Provider } from "../provider/types.ts";
 import { RUN_CANCELLED } from "../agent/errors.ts";
 import { Transport } from "./transport.ts";
 import { INBOX_MAX_BUFFERED } from "./inbox.ts";
@@ -36,7 +36,7 @@ export interface SessionDeps {
   /** How long a running turn may have no RunSSE subscriber before it is cancelled. */
   disconnectGraceMs: number;
   catalog: () => ModelCatalog;
-  provider: (kind: ProviderKind) => Provider;
+  provider: (model: ModelConfig) => Provider;
   /** Called once per finished run (usage accounting); failures are the callee's. */
   onRunFinished: (summary: RunSummary) => void;
 }
@@ -209,7 +209,7 @@ export class ConversationSession {
     const subagent = input.parent !== undefined || !!request.subagentTypeName;
     const userMode = request.action?.action.case === "userMessageAction" ? request.action.action.value.userMessage?.mode : undefined;
     const done = runAgent(
-      { store: this.deps.store, provider: this.deps.provider(model.provider), channel, emit },
+      { store: this.deps.store, provider: this.deps.provider(model), channel, emit },
       {
         runId,
         requestId: input.requestId,

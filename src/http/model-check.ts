@@ -46,7 +46,7 @@ async function probe(model: ModelConfig, prompt: string): Promise<ModelCheckResu
   let outputTokens: number | undefined;
   const signal = AbortSignal.timeout(CHECK_TIMEOUT_MS);
   try {
-    const stream = createProvider(model.provider).stream(
+    const stream = createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}).stream(
       { model: { ...model, maxOutputTokens: Math.min(model.maxOutputTokens ?? 64, 64) }, messages: [{ role: "user", content: prompt }], tools: [], signal },
       timings,
     );

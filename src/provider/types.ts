@@ -19,6 +19,8 @@ export interface ModelConfig {
   extraBody?: Record<string, unknown>;
   /** The provider's `service_tier` for Cursor's "fast" choice; without it, no fast choice is offered. */
   fastServiceTier?: string;
+  /** A stream with no bytes for this long is an error (default 120 s; slow local models need more). */
+  stallTimeoutMs?: number;
 }
 
 export interface ToolCallPart {

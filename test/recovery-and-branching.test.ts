@@ -96,6 +96,23 @@ describe("recovery and branching", () => {
   });
 });
 
+describe("long messages", () => {
+  it("reads a user message that Cursor sent as a text blob id, fetching the blob from the client", async () => {
+    const scenario = await createScenario([chatText(["read it"])]);
+    const text = `a long pasted message ${"lorem ipsum ".repeat(50)} ${scenario.marker}`;
+    const data = new TextEncoder().encode(text);
+    const id = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+    const message = runRequest({ conversationId: crypto.randomUUID(), text: "" });
+    if (message.message.case !== "runRequest" || message.message.value.action?.action.case !== "userMessageAction") throw new Error("unreachable");
+    message.message.value.action.action.value.userMessage!.textBlobId = id;
+    const { reader } = await startTurn({ conversationId: "", text: "", message }, { blobs: new Map([[hex(id), data]]) });
+    expect(await reader.end()).toEqual({});
+    const [request] = await scenario.requests(1);
+    const last = (JSON.parse(request!.body) as { messages: { role: string; content: string }[] }).messages.at(-1)!;
+    expect(last).toEqual({ role: "user", content: text });
+  });
+});
+
 describe("resume", () => {
   it("runs the tool calls a cancelled round left pending before any model call on resume_action", async () => {
     const scenario = await createScenario([

@@ -30,6 +30,16 @@ export async function recoverHistory(
   });
 }
 
+/** A text blob the client holds (a long message), from pre-fetched blobs or fetched with get_blob. */
+export async function readClientBlob(
+  channel: RequestChannel,
+  id: Uint8Array,
+  prefetched: Map<string, Uint8Array> | undefined,
+): Promise<string> {
+  const bytes = prefetched?.get(toHex(id)) ?? (await fetchBlob(channel, id));
+  return new TextDecoder().decode(bytes);
+}
+
 async function fetchBlob(channel: RequestChannel, id: Uint8Array): Promise<Uint8Array> {
   const reply = await channel.kv({ case: "getBlobArgs", value: { blobId: id } }, BLOB_FETCH_TIMEOUT_MS).catch((err: unknown) => {
     if (err instanceof Error && err.name === "KvTimeoutError") {

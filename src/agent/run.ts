@@ -13,7 +13,7 @@ import type { RequestChannel } from "./client-channel.ts";
 import { prepareCheckpoint } from "./checkpoint-sync.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
 import { runToolRound } from "./tool-round.ts";
-import { recoverHistory } from "./recovery.ts";
+import { readClientBlob, recoverHistory } from "./recovery.ts";
 import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
 import { compactHistory, estimateTokens, exceedsWindow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
@@ -26,7 +26,7 @@ import { RunControl, type Injection } from "./run-control.ts";
 export const MAX_MODEL_CALLS_PER_RUN = 100;
 
 export type RunAction =
-  | { kind: "user_message"; messageId: string; text: string }
+  | { kind: "user_message"; messageId: string; text: string; textBlobId?: Uint8Array }
   | { kind: "resume" }
   | { kind: "summarize" };
 
@@ -230,6 +230,13 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<void> {
   const items: NewMessage[] = [];
   if (store.history(input.conversationId).length === 0) {
     items.push({ message: { role: "system", content: SYSTEM_PROMPT }, messageKey: "system" });
+  }
+  if (input.action.kind === "user_message" && input.action.textBlobId) {
+    const text = await readClientBlob(deps.channel, input.action.textBlobId, input.clientState?.prefetched);
+    if (new TextEncoder().encode(JSON.stringify(text)).byteLength > 1_000_000) {
+      throw new AppError("invalid_argument", "the message is larger than 1 MB");
+    }
+    input.action = { ...input.action, text };
   }
   if (input.action.kind === "user_message") {
     const key = `${USER_MESSAGE_KEY_PREFIX}${input.action.messageId || input.runId}`;

@@ -23,7 +23,15 @@ export function runAction(request: AgentRunRequest): { action: RunAction } | { e
       if (storedSize(user?.text ?? "") > USER_TEXT_MAX_BYTES) {
         return { error: new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`) };
       }
-      return { action: { kind: "user_message", messageId: user?.messageId ?? "", text: user?.text ?? "" } };
+      return {
+        action: {
+          kind: "user_message",
+          messageId: user?.messageId ?? "",
+          text: user?.text ?? "",
+          // Cursor moves a long message into a blob and sends its id instead of the text.
+          ...(!user?.text && user?.textBlobId?.byteLength ? { textBlobId: user.textBlobId } : {}),
+        },
+      };
     }
     case "resumeAction":
       return { action: { kind: "resume" } };

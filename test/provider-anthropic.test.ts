@@ -1,16 +1,13 @@
 // Verifies the Anthropic Messages provider against the scripted fake provider:
 // recorded streams (test/fixtures/anthropic), the request body and its cache
 // breakpoints, thinking replay, failures, abort and stalls.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
   type ChatMessage,
   createProvider,
-  type ModelConfig,
   type ModelEvent,
   type ModelRequest,
   ProviderError,
-  type ProviderOptions,
   type ToolCallPart,
 } from "../src/provider/index.ts";
 import cacheUsageStream from "./fixtures/anthropic/cache-usage.sse?raw";
@@ -27,34 +24,17 @@ import {
   type Step,
   withGates,
 } from "./support/fake-provider.ts";
+import { collect, collectUntilFailure, providerHarness, remaining } from "./support/provider-harness.ts";
 
 const API_KEY = "fake-anthropic-key-never-logged-0123456789";
 
-function aModel(overrides: Partial<ModelConfig> = {}): ModelConfig {
-  const base = (env as unknown as { FAKE_PROVIDER_URL: string }).FAKE_PROVIDER_URL;
-  return {
-    name: "claude",
-    provider: "anthropic",
-    baseUrl: `${base}/v1`,
-    apiKey: API_KEY,
-    model: "claude-sonnet-4-5",
-    contextWindow: 200_000,
-    ...overrides,
-  };
-}
-
-function aRequest(scenario: Scenario, overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: aModel(),
-    messages: [
-      { role: "system", content: "You are a coding agent." },
-      { role: "user", content: `Fix the bug. ${scenario.marker}` },
-    ],
-    tools: [],
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
+const { aModel, aRequest, streamOf, failureOf } = providerHarness({
+  name: "claude",
+  provider: "anthropic",
+  apiKey: API_KEY,
+  model: "claude-sonnet-4-5",
+  contextWindow: 200_000,
+});
 
 /** A recorded stream as fake-provider steps, one SSE event per step (so tests can gate or cut between events). */
 function recorded(stream: string): ScriptedResponse {
@@ -86,43 +66,6 @@ const errorEvent = (type: string, message: string) => sse({ type: "error", error
 /** A non-streaming error response shaped like Anthropic's. */
 function anthropicError(status: number, type: string, message: string, headers: Record<string, string> = {}): ScriptedResponse {
   return { status, headers, body: JSON.stringify({ type: "error", error: { type, message } }) };
-}
-
-async function streamOf(responses: ScriptedResponse[], overrides: Partial<ModelRequest> = {}, options: ProviderOptions = {}) {
-  const scenario = await createScenario(responses);
-  const events = createProvider("anthropic", options).stream(aRequest(scenario, overrides));
-  return { scenario, iterator: events[Symbol.asyncIterator]() };
-}
-
-async function collect(iterable: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
-  const events: ModelEvent[] = [];
-  for await (const event of iterable) events.push(event);
-  return events;
-}
-
-function remaining(iterator: AsyncIterator<ModelEvent>): AsyncIterable<ModelEvent> {
-  return { [Symbol.asyncIterator]: () => iterator };
-}
-
-/** Events before the failure, and the failure itself. */
-async function collectUntilFailure(iterator: AsyncIterator<ModelEvent>): Promise<{ events: ModelEvent[]; error: unknown }> {
-  const events: ModelEvent[] = [];
-  try {
-    while (true) {
-      const step = await iterator.next();
-      if (step.done) throw new Error(`expected a failure, got a complete stream: ${JSON.stringify(events)}`);
-      events.push(step.value);
-    }
-  } catch (error) {
-    return { events, error };
-  }
-}
-
-async function failureOf(responses: ScriptedResponse[]): Promise<ProviderError> {
-  const { iterator } = await streamOf(responses);
-  const { error } = await collectUntilFailure(iterator);
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
 }
 
 /** The assistant message a run stores from a call's events (as src/agent/model-call.ts folds them). */

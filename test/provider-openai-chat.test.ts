@@ -1,15 +1,12 @@
 // Verifies the OpenAI Chat Completions provider against the scripted fake
 // provider: streaming, parsing, the request body, failures, abort and stalls.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
   type ChatMessage,
   createProvider,
-  type ModelConfig,
   type ModelEvent,
   type ModelRequest,
   ProviderError,
-  type ProviderOptions,
 } from "../src/provider/index.ts";
 import {
   chatChunk,
@@ -21,75 +18,19 @@ import {
   cutAfter,
   hangAfter,
   httpError,
-  type Scenario,
-  type ScriptedResponse,
   withGates,
 } from "./support/fake-provider.ts";
+import { collect, collectUntilFailure, providerHarness, remaining } from "./support/provider-harness.ts";
 
 const API_KEY = "sk-test-never-logged-0123456789";
 
-function aModel(overrides: Partial<ModelConfig> = {}): ModelConfig {
-  const base = (env as unknown as { FAKE_PROVIDER_URL: string }).FAKE_PROVIDER_URL;
-  return {
-    name: "fake-model",
-    provider: "openai-chat",
-    baseUrl: `${base}/v1`,
-    apiKey: API_KEY,
-    model: "fake-1",
-    contextWindow: 128_000,
-    ...overrides,
-  };
-}
-
-function aRequest(scenario: Scenario, overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: aModel(),
-    messages: [
-      { role: "system", content: "You are a coding agent." },
-      { role: "user", content: `Fix the bug. ${scenario.marker}` },
-    ],
-    tools: [],
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function streamOf(responses: ScriptedResponse[], overrides: Partial<ModelRequest> = {}, options: ProviderOptions = {}) {
-  const scenario = await createScenario(responses);
-  const events = createProvider("openai-chat", options).stream(aRequest(scenario, overrides));
-  return { scenario, iterator: events[Symbol.asyncIterator]() };
-}
-
-async function collect(iterable: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
-  const events: ModelEvent[] = [];
-  for await (const event of iterable) events.push(event);
-  return events;
-}
-
-/** Events before the failure, and the failure itself. */
-async function collectUntilFailure(iterator: AsyncIterator<ModelEvent>): Promise<{ events: ModelEvent[]; error: unknown }> {
-  const events: ModelEvent[] = [];
-  try {
-    while (true) {
-      const step = await iterator.next();
-      if (step.done) throw new Error(`expected a failure, got a complete stream: ${JSON.stringify(events)}`);
-      events.push(step.value);
-    }
-  } catch (error) {
-    return { events, error };
-  }
-}
-
-async function failureOf(responses: ScriptedResponse[]): Promise<ProviderError> {
-  const { iterator } = await streamOf(responses);
-  const { error } = await collectUntilFailure(iterator);
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
-
-function remaining(iterator: AsyncIterator<ModelEvent>): AsyncIterable<ModelEvent> {
-  return { [Symbol.asyncIterator]: () => iterator };
-}
+const { aModel, aRequest, streamOf, failureOf } = providerHarness({
+  name: "fake-model",
+  provider: "openai-chat",
+  apiKey: API_KEY,
+  model: "fake-1",
+  contextWindow: 128_000,
+});
 
 describe("OpenAI Chat provider streaming", () => {
   it("yields text while the provider is still streaming", async () => {

@@ -1,15 +1,12 @@
 // Verifies the OpenAI Responses provider against the scripted fake provider:
 // streaming, parsing, reasoning replay, the request body, failures, abort and stalls.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
   type ChatMessage,
   createProvider,
-  type ModelConfig,
   type ModelEvent,
   type ModelRequest,
   ProviderError,
-  type ProviderOptions,
 } from "../src/provider/index.ts";
 import {
   type FunctionCallSpec,
@@ -17,76 +14,22 @@ import {
   responsesStream,
   responsesText,
 } from "./fixtures/openai-responses/stream.ts";
-import { createScenario, httpError, type Scenario, type ScriptedResponse } from "./support/fake-provider.ts";
+import { createScenario, httpError, type ScriptedResponse } from "./support/fake-provider.ts";
+import { collect, collectUntilFailure, providerHarness, remaining } from "./support/provider-harness.ts";
 
 const API_KEY = "sk-test-never-logged-0123456789";
 
-function aModel(overrides: Partial<ModelConfig> = {}): ModelConfig {
-  const base = (env as unknown as { FAKE_PROVIDER_URL: string }).FAKE_PROVIDER_URL;
-  return {
-    name: "fake-responses",
-    provider: "openai-responses",
-    baseUrl: `${base}/v1`,
-    apiKey: API_KEY,
-    model: "fake-responses-1",
-    contextWindow: 200_000,
-    ...overrides,
-  };
-}
-
-function aRequest(scenario: Scenario, overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: aModel(),
-    messages: [
-      { role: "system", content: "You are a coding agent." },
-      { role: "user", content: `Fix the bug. ${scenario.marker}` },
-    ],
-    tools: [],
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function streamOf(responses: ScriptedResponse[], overrides: Partial<ModelRequest> = {}, options: ProviderOptions = {}) {
-  const scenario = await createScenario(responses);
-  const events = createProvider("openai-responses", options).stream(aRequest(scenario, overrides));
-  return { scenario, iterator: events[Symbol.asyncIterator]() };
-}
-
-async function collect(iterable: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
-  const events: ModelEvent[] = [];
-  for await (const event of iterable) events.push(event);
-  return events;
-}
+const { aModel, aRequest, streamOf, failureOf } = providerHarness({
+  name: "fake-responses",
+  provider: "openai-responses",
+  apiKey: API_KEY,
+  model: "fake-responses-1",
+  contextWindow: 200_000,
+});
 
 async function eventsOf(response: ScriptedResponse): Promise<ModelEvent[]> {
   const { iterator } = await streamOf([response]);
   return collect(remaining(iterator));
-}
-
-/** Events before the failure, and the failure itself. */
-async function collectUntilFailure(iterator: AsyncIterator<ModelEvent>): Promise<{ events: ModelEvent[]; error: unknown }> {
-  const events: ModelEvent[] = [];
-  try {
-    while (true) {
-      const step = await iterator.next();
-      if (step.done) throw new Error(`expected a failure, got a complete stream: ${JSON.stringify(events)}`);
-      events.push(step.value);
-    }
-  } catch (error) {
-    return { events, error };
-  }
-}
-
-async function failureOf(responses: ScriptedResponse[]): Promise<ProviderError> {
-  const { iterator } = await streamOf(responses);
-  const { error } = await collectUntilFailure(iterator);
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
-
-function remaining(iterator: AsyncIterator<ModelEvent>): AsyncIterable<ModelEvent> {
-  return { [Symbol.asyncIterator]: () => iterator };
 }
 
 function argumentsOf(events: ModelEvent[], index: number): string {

@@ -233,14 +233,7 @@ export class ConversationStore {
       .where(and(eq(messages.conversationId, conversationId), isNull(messages.supersededByRunId)))
       .orderBy(asc(messages.seq))
       .all()
-      .map((row) => ({
-        seq: row.seq,
-        messageKey: row.messageKey,
-        message: JSON.parse(row.payloadJson) as ChatMessage,
-        toolCard: row.cursorStep ?? null,
-        requestId: row.requestId ?? null,
-        mode: row.mode ?? null,
-      }));
+      .map((row) => storedMessage(row, row.requestId));
   }
 
   /** Messages a run moved out of the live branch (a branch or a compaction), oldest first. */
@@ -251,14 +244,7 @@ export class ConversationStore {
       .where(eq(messages.supersededByRunId, runId))
       .orderBy(asc(messages.seq))
       .all()
-      .map((row) => ({
-        seq: row.seq,
-        messageKey: row.messageKey,
-        message: JSON.parse(row.payloadJson) as ChatMessage,
-        toolCard: row.cursorStep ?? null,
-        requestId: null,
-        mode: row.mode ?? null,
-      }));
+      .map((row) => storedMessage(row, null));
   }
 
   /** The run of the live summary message, if the history was compacted. */
@@ -289,15 +275,7 @@ export class ConversationStore {
       .from(messages)
       .where(and(eq(messages.conversationId, conversationId), eq(messages.messageKey, messageKey), isNull(messages.supersededByRunId)))
       .get();
-    if (!row) return undefined;
-    return {
-      seq: row.seq,
-      messageKey: row.messageKey,
-      message: JSON.parse(row.payloadJson) as ChatMessage,
-      toolCard: row.cursorStep ?? null,
-      requestId: null,
-      mode: row.mode ?? null,
-    };
+    return row ? storedMessage(row, null) : undefined;
   }
 
   /**
@@ -354,6 +332,19 @@ export class ConversationStore {
   }
 
 
+}
+
+type MessageRow = Pick<typeof messages.$inferSelect, "seq" | "messageKey" | "payloadJson" | "cursorStep" | "mode">;
+
+function storedMessage(row: MessageRow, requestId: string | null): StoredMessage {
+  return {
+    seq: row.seq,
+    messageKey: row.messageKey,
+    message: JSON.parse(row.payloadJson) as ChatMessage,
+    toolCard: row.cursorStep ?? null,
+    requestId,
+    mode: row.mode ?? null,
+  };
 }
 
 function cancelRunningCalls(tx: Pick<Db, "update">, runIds: string[], now: number): void {

@@ -97,7 +97,13 @@ function sse(value: unknown): string {
 }
 
 function chunk(id: string, delta: Record<string, unknown>, finishReason: string | null = null): string {
-  return sse({ id, object: "chat.completion.chunk", created: 0, model: "bench", choices: [{ index: 0, delta, finish_reason: finishReason }] });
+  return sse({
+    id,
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "bench",
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
 }
 
 async function streamChunks(res: ServerResponse, record: StreamRecord): Promise<void> {
@@ -122,7 +128,16 @@ async function streamChunks(res: ServerResponse, record: StreamRecord): Promise<
   }
   if (gone) return;
   res.write(chunk(id, {}, "stop"));
-  res.write(sse({ id, object: "chat.completion.chunk", created: 0, model: "bench", choices: [], usage: { prompt_tokens: 10, completion_tokens: chunks, total_tokens: 10 + chunks } }));
+  res.write(
+    sse({
+      id,
+      object: "chat.completion.chunk",
+      created: 0,
+      model: "bench",
+      choices: [],
+      usage: { prompt_tokens: 10, completion_tokens: chunks, total_tokens: 10 + chunks },
+    }),
+  );
   res.write(sse("[DONE]"));
   res.end();
   record.endedAt = performance.now();

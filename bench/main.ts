@@ -145,7 +145,7 @@ async function post(
     try {
       return await fetch(url, { method: "POST", headers: headers(token, { "content-type": contentType }), body, signal });
     } catch (error) {
-      const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+      const code = (error as { cause?: { code?: string } }).cause?.code;
       if (attempt >= 2 || signal.aborted || code !== "UND_ERR_SOCKET") throw error;
       staleRetries++;
     }
@@ -170,7 +170,8 @@ async function timedRequests(started: Promise<void>, send: (timing: { start?: nu
 function summarize(record: StreamRecord, scanner: MarkerScanner, appendRtt: number[], sentAt: number, what: string): Sample {
   const n = record.plan.chunks;
   const missing = Array.from({ length: n }, (_, i) => i).filter((i) => scanner.recvAt[i] === undefined);
-  if (missing.length > 0) throw new Error(`${what}: chunks never arrived: ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? "…" : ""}`);
+  if (missing.length > 0)
+    throw new Error(`${what}: chunks never arrived: ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? "…" : ""}`);
   if (record.requestAt === undefined) throw new Error(`${what}: the provider never saw the request`);
   const perChunk: number[] = [];
   for (let i = 1; i < n; i++) perChunk.push(scanner.recvAt[i]! - record.sentAt[i]!);
@@ -210,7 +211,14 @@ async function byokTurn(dev: WranglerDev, server: StreamServer, token: string): 
   });
   let seqno = 0; // run_request, then heartbeats and KV replies in whatever order they are sent
   const append = (message: AgentClientMessage, timing?: { start?: number }) =>
-    post(`${dev.baseUrl}/aiserver.v1.BidiService/BidiAppend`, token, appendBody(requestId, seqno++, message), "application/proto", signal, timing);
+    post(
+      `${dev.baseUrl}/aiserver.v1.BidiService/BidiAppend`,
+      token,
+      appendBody(requestId, seqno++, message),
+      "application/proto",
+      signal,
+      timing,
+    );
   const sentAt = performance.now();
   const appendRes = await append(runRequest);
   if (appendRes.status !== 200) throw new Error(`BidiAppend(run_request) → ${appendRes.status}: ${await appendRes.text()}`);
@@ -281,7 +289,9 @@ async function passthroughRun(dev: WranglerDev, server: StreamServer, token: str
     signal,
   );
   if (res.status !== 200 || !res.body) throw new Error(`passthrough → ${res.status}: ${await res.text()}`);
-  const echoes = timedRequests(scanner.first, (timing) => post(`${dev.baseUrl}/__bench/echo`, token, echoBody, "application/proto", signal, timing));
+  const echoes = timedRequests(scanner.first, (timing) =>
+    post(`${dev.baseUrl}/__bench/echo`, token, echoBody, "application/proto", signal, timing),
+  );
   echoes.catch(() => {});
   try {
     const text = new TextDecoder();
@@ -354,14 +364,19 @@ function report(byok: Sample[], pass: Sample[]): string {
 
 function perRun(samples: Sample[]): string {
   return samples
-    .map((s, i) => `  run ${i + 1}: a=${fmt(s.firstByteToFirstDelta)} b.median=${fmt(median(s.perChunk))} b.p95=${fmt(p95(s.perChunk))} c.median=${fmt(median(s.appendRtt))} d=${fmt(s.requestToProvider)}`)
+    .map(
+      (s, i) =>
+        `  run ${i + 1}: a=${fmt(s.firstByteToFirstDelta)} b.median=${fmt(median(s.perChunk))} b.p95=${fmt(p95(s.perChunk))} c.median=${fmt(median(s.appendRtt))} d=${fmt(s.requestToProvider)}`,
+    )
     .join("\n");
 }
 
 async function main(): Promise<number> {
   installExitHandlers();
   const started = performance.now();
-  const loadAtStart = loadavg().map((x) => x.toFixed(2)).join(" / ");
+  const loadAtStart = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" / ");
   const workDir = makeTempDir("byok-bench");
   onCleanup(() => removeTempDir(workDir));
   const server = await startStreamServer();
@@ -377,12 +392,22 @@ async function main(): Promise<number> {
         BYOK_BENCH_ROUTES: "true",
         BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
         BYOK_MODELS: JSON.stringify([
-          { name: MODEL_NAME, provider: "openai-chat", base_url: `http://127.0.0.1:${server.port}/v1`, api_key: "sk-bench", model: "bench" },
+          {
+            name: MODEL_NAME,
+            provider: "openai-chat",
+            base_url: `http://127.0.0.1:${server.port}/v1`,
+            api_key: "sk-bench",
+            model: "bench",
+          },
         ]),
       },
     });
-    console.log(`command: npm run bench -- --runs ${RUNS} --chunks ${PLAN.chunks} --interval ${PLAN.intervalMs} --appends ${APPENDS} --warmup ${WARMUP}`);
-    console.log(`wrangler dev ready on ${dev.baseUrl}; ${RUNS} runs of ${PLAN.chunks} chunks every ${PLAN.intervalMs} ms, ${APPENDS} timed appends per run, ${WARMUP} warm-up run(s)`);
+    console.log(
+      `command: npm run bench -- --runs ${RUNS} --chunks ${PLAN.chunks} --interval ${PLAN.intervalMs} --appends ${APPENDS} --warmup ${WARMUP}`,
+    );
+    console.log(
+      `wrangler dev ready on ${dev.baseUrl}; ${RUNS} runs of ${PLAN.chunks} chunks every ${PLAN.intervalMs} ms, ${APPENDS} timed appends per run, ${WARMUP} warm-up run(s)`,
+    );
     for (let w = 0; w < WARMUP; w++) {
       await byokTurn(dev, server, token);
       await passthroughRun(dev, server, token);
@@ -394,16 +419,27 @@ async function main(): Promise<number> {
       pass.push(await passthroughRun(dev, server, token));
       process.stdout.write(`run ${r + 1}/${RUNS} done\n`);
     }
-    console.log("\nbyok-edge per run:\n" + perRun(byok));
-    console.log("passthrough per run:\n" + perRun(pass));
+    console.log(`\nbyok-edge per run:\n${perRun(byok)}`);
+    console.log(`passthrough per run:\n${perRun(pass)}`);
     console.log(`\n${report(byok, pass)}\n`);
     const m = machine();
-    if (staleRetries > 0) console.log(`(${staleRetries} request(s) retried after the server had closed a kept-alive connection; timed from the retry)`);
-    console.log(`machine: ${m.cpu}, ${m.cores} cores, ${m.ram} RAM, ${m.kernel}, Node ${m.node}, wrangler ${m.wrangler} (workerd ${m.workerd})`);
-    console.log(`load average (1/5/15 min) at start: ${loadAtStart}; at end: ${loadavg().map((x) => x.toFixed(2)).join(" / ")}`);
+    if (staleRetries > 0)
+      console.log(`(${staleRetries} request(s) retried after the server had closed a kept-alive connection; timed from the retry)`);
+    console.log(
+      `machine: ${m.cpu}, ${m.cores} cores, ${m.ram} RAM, ${m.kernel}, Node ${m.node}, wrangler ${m.wrangler} (workerd ${m.workerd})`,
+    );
+    console.log(
+      `load average (1/5/15 min) at start: ${loadAtStart}; at end: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" / ")}`,
+    );
     await dev.stop(); // flushes wrangler's output
-    const problems = dev.log().split("\n").filter((l) => /byok-edge: |\[ERROR\]|✘/.test(l));
-    if (problems.length > 0) console.log(`warning: wrangler log has ${problems.length} error/warning line(s):\n  ${problems.slice(0, 10).join("\n  ")}`);
+    const problems = dev
+      .log()
+      .split("\n")
+      .filter((l) => /byok-edge: |\[ERROR\]|✘/.test(l));
+    if (problems.length > 0)
+      console.log(`warning: wrangler log has ${problems.length} error/warning line(s):\n  ${problems.slice(0, 10).join("\n  ")}`);
     console.log(`bench took ${((performance.now() - started) / 1000).toFixed(1)} s`);
     return 0;
   } catch (error) {

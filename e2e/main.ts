@@ -62,7 +62,9 @@ async function check(name: string, body: () => Promise<void>): Promise<void> {
     results.push({ name, ok: false, ms: performance.now() - start, error: message });
   }
   const r = results[results.length - 1]!;
-  console.log(`${r.ok ? "PASS" : "FAIL"}  ${r.name} (${r.ms.toFixed(0)} ms)${r.error ? `\n      ${r.error.replace(/\n/g, "\n      ")}` : ""}`);
+  console.log(
+    `${r.ok ? "PASS" : "FAIL"}  ${r.name} (${r.ms.toFixed(0)} ms)${r.error ? `\n      ${r.error.replace(/\n/g, "\n      ")}` : ""}`,
+  );
 }
 
 function assert(condition: unknown, message: string): asserts condition {
@@ -172,7 +174,10 @@ async function checkTurn(dev: WranglerDev, token: string, providerBase: string, 
   const text = updates.flatMap((u) => (u.case === "textDelta" ? [u.value.text] : [])).join("");
   const turnEnded = updates.filter((u) => u.case === "turnEnded");
   const summary = `updates: ${updates.map((u) => u.case).join(", ")}`;
-  assert(text === TEXT_PARTS.join(""), `text deltas were ${JSON.stringify(text)}, expected ${JSON.stringify(TEXT_PARTS.join(""))}; ${summary}`);
+  assert(
+    text === TEXT_PARTS.join(""),
+    `text deltas were ${JSON.stringify(text)}, expected ${JSON.stringify(TEXT_PARTS.join(""))}; ${summary}`,
+  );
   assert(turnEnded.length === 1, `expected exactly one turn_ended, saw ${turnEnded.length}; ${summary}`);
   const lastUpdate = updates.at(-1);
   assert(lastUpdate?.case === "turnEnded", `turn_ended was not the last update; ${summary}`);
@@ -298,7 +303,8 @@ async function main(): Promise<number> {
     const log = dev.log();
     const problems = log.split("\n").filter((l) => /byok-edge: (request failed|could not record usage)|✘|\[ERROR\]/.test(l));
     if (problems.length > 0) console.log(`warning: wrangler log has ${problems.length} error line(s):\n  ${problems.join("\n  ")}`);
-    if (failed > 0) console.log(`--- wrangler log tail (whole log kept in ${dev.logFile}) ---\n${dev.tail(60)}\n--- end of wrangler log ---`);
+    if (failed > 0)
+      console.log(`--- wrangler log tail (whole log kept in ${dev.logFile}) ---\n${dev.tail(60)}\n--- end of wrangler log ---`);
   }
   keepWorkDir = failed > 0 && !isExiting();
   await runCleanups();

@@ -17,7 +17,7 @@ const status = execFileSync("git", ["status", "--porcelain", "--", "src/proto/ge
   cwd: root,
 }).toString();
 if (status.trim() !== "") {
-  console.error("Generated code is stale; run npm run gen:proto, npm run types, npm run gen:db and commit:\n" + status);
+  console.error(`Generated code is stale; run npm run gen:proto, npm run types, npm run gen:db and commit:\n${status}`);
   process.exit(1);
 }
 console.log("generated code is up to date");

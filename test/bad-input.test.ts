@@ -22,7 +22,10 @@ async function expectNextTurnWorks() {
 
 function decodeDetails(value: string) {
   const binary = atob(value + "=".repeat((4 - (value.length % 4)) % 4));
-  return fromBinary(ErrorDetailsSchema, Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  return fromBinary(
+    ErrorDetailsSchema,
+    Uint8Array.from(binary, (c) => c.charCodeAt(0)),
+  );
 }
 
 describe("bad input", () => {

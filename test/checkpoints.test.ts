@@ -4,8 +4,6 @@ import { chatText, chatToolCalls, createScenario } from "./support/fake-provider
 import { startTurn } from "./support/cursor-client.ts";
 import { readNotFound, readSuccess, writeSuccess } from "./support/exec-replies.ts";
 
-
-
 describe("checkpoints", () => {
   it("ends a turn with turn_ended, then the same checkpoint staged, settled and settled, then {}", async () => {
     const scenario = await createScenario([
@@ -35,10 +33,7 @@ describe("checkpoints", () => {
   });
 
   it("fails the run clearly when the client never acknowledges a state blob", async () => {
-    const scenario = await createScenario([
-      chatToolCalls([{ id: "r-1", name: "Read", args: ['{"path":"/x"}'] }]),
-      chatText(["never"]),
-    ]);
+    const scenario = await createScenario([chatToolCalls([{ id: "r-1", name: "Read", args: ['{"path":"/x"}'] }]), chatText(["never"])]);
     const { reader } = await startTurn(
       { conversationId: crypto.randomUUID(), text: `no acks ${scenario.marker}` },
       { ackBlobs: false, onExec: (exec, r) => r.send(readSuccess(exec, "x")) },

@@ -24,7 +24,13 @@ describe("compaction", () => {
     expect(await two.reader.end()).toEqual({});
     const kinds = two.reader.kinds().filter((k) => k !== "heartbeat" && k !== "kvServerMessage");
     expect(kinds.slice(0, 3)).toEqual(["summaryStarted", "summary", "summaryCompleted"]);
-    expect(kinds.slice(-5)).toEqual(["turnEnded", "conversationCheckpointUpdate", "conversationCheckpointUpdate", "conversationCheckpointUpdate", "end"]);
+    expect(kinds.slice(-5)).toEqual([
+      "turnEnded",
+      "conversationCheckpointUpdate",
+      "conversationCheckpointUpdate",
+      "conversationCheckpointUpdate",
+      "end",
+    ]);
     expect(two.reader.text()).toBe("");
 
     const [, summarizer] = await scenario.requests(2);
@@ -55,7 +61,10 @@ describe("compaction", () => {
     const one = await startTurn({ conversationId, text: `hi ${scenario.marker}` });
     expect(await one.reader.end()).toEqual({});
     const message = clientMessage({
-      message: { case: "runRequest", value: { conversationId, requestedModel: { modelId: "fake-model" }, action: { action: { case: "summarizeAction", value: {} } } } },
+      message: {
+        case: "runRequest",
+        value: { conversationId, requestedModel: { modelId: "fake-model" }, action: { action: { case: "summarizeAction", value: {} } } },
+      },
     });
     const two = await startTurn({ conversationId: "", text: "", message });
     expect(await two.reader.end()).toEqual({});
@@ -89,7 +98,12 @@ describe("compaction", () => {
     const scenario = await createScenario(
       [
         chatText(["first"]),
-        httpError(400, "This model's maximum context length is 1000 tokens. Your prompt is too long.", {}, { code: "context_length_exceeded" }),
+        httpError(
+          400,
+          "This model's maximum context length is 1000 tokens. Your prompt is too long.",
+          {},
+          { code: "context_length_exceeded" },
+        ),
         chatText([`compressed (scenario:${id})`]),
         chatText(["fits now"]),
       ],

@@ -5,7 +5,19 @@ import { checkUpstreamUrl, isPrivateHost } from "../src/config/upstream-url.ts";
 
 describe("upstream URL guard", () => {
   it("treats loopback, private, link-local, mapped and NAT64 forms of them as private", () => {
-    for (const host of ["localhost", "localhost.", "127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254", "[::1]", "[fe81::1]", "[fd00::1]", "[::ffff:7f00:1]", "[64:ff9b::a00:1]"]) {
+    for (const host of [
+      "localhost",
+      "localhost.",
+      "127.0.0.1",
+      "10.1.2.3",
+      "192.168.0.1",
+      "169.254.169.254",
+      "[::1]",
+      "[fe81::1]",
+      "[fd00::1]",
+      "[::ffff:7f00:1]",
+      "[64:ff9b::a00:1]",
+    ]) {
       expect(isPrivateHost(new URL(`http://${host}/`).hostname), host).toBe(true);
     }
     for (const host of ["api.openai.com", "8.8.8.8", "[2606:4700::1111]"]) {

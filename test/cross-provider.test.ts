@@ -11,10 +11,7 @@ import { anthropicStream } from "./fixtures/anthropic/stream.ts";
 const ARGS = ['{"path":', '"/src/a.ts"}'];
 
 const scripts: Record<string, () => ScriptedResponse[]> = {
-  "fake-model": () => [
-    chatToolCalls([{ id: "call-1", name: "Read", args: ARGS }]),
-    chatText(["The file ", "exports a."]),
-  ],
+  "fake-model": () => [chatToolCalls([{ id: "call-1", name: "Read", args: ARGS }]), chatText(["The file ", "exports a."])],
   "fake-responses": () => [
     responsesStream().created().functionCall({ callId: "call-1", name: "Read", args: ARGS }).completed().response(),
     responsesStream().created().message(["The file ", "exports a."]).completed().response(),

@@ -172,7 +172,10 @@ describe("interrupts", () => {
     const events: string[] = [];
     for (const u of reader.updates()) {
       if (u.case === "contextInjectionState") {
-        const value = u.value as { injectionId: string; state: { state: { case: string; value: { deliveryBatchId?: string; deliveredAtMs?: bigint } } } };
+        const value = u.value as {
+          injectionId: string;
+          state: { state: { case: string; value: { deliveryBatchId?: string; deliveredAtMs?: bigint } } };
+        };
         expect(value.injectionId).toBe("injection-1");
         if (value.state.state.case === "delivered") {
           expect(value.state.state.value.deliveryBatchId).not.toBe("");
@@ -201,7 +204,10 @@ describe("interrupts", () => {
     await scenario.requests(1);
     await reader.send(injectContext("inj-x", "some-other-run", "ignored", "u-x"));
     const rejected = await reader.until((f) => updateCase(f) === "contextInjectionState", "the rejection");
-    const state = rejected.kind === "message" && rejected.message.message.case === "interactionUpdate" ? rejected.message.message.value.message : undefined;
+    const state =
+      rejected.kind === "message" && rejected.message.message.case === "interactionUpdate"
+        ? rejected.message.message.value.message
+        : undefined;
     expect(state?.case === "contextInjectionState" && state.value.state?.state.case).toBe("rejected");
     expect(state?.case === "contextInjectionState" && state.value.state?.state.value).toMatchObject({
       reason: `InjectContextAction expected run some-other-run, active run is ${requestId}`,
@@ -249,7 +255,9 @@ describe("interrupts", () => {
     );
     const task = await exec.promise;
     await reader.send(
-      action({ message: { case: "conversationAction", value: { action: { case: "cancelSubagentAction", value: { subagentId: "task-1" } } } } }),
+      action({
+        message: { case: "conversationAction", value: { action: { case: "cancelSubagentAction", value: { subagentId: "task-1" } } } },
+      }),
     );
     expect(await reader.end()).toEqual({});
     expect(abortIds(reader.frames)).toEqual([task.id]);
@@ -439,7 +447,11 @@ describe("interrupts", () => {
   });
 
   it("keeps appends of a reused request's new numbering that overtake its seqno 0", async () => {
-    const scenario = await createScenario([chatText(["one"]), chatToolCalls([{ id: "r", name: "Read", args: ['{"path":"/a"}'] }]), chatText(["two"])]);
+    const scenario = await createScenario([
+      chatText(["one"]),
+      chatToolCalls([{ id: "r", name: "Read", args: ['{"path":"/a"}'] }]),
+      chatText(["two"]),
+    ]);
     const conversationId = crypto.randomUUID();
     const first = await startTurn({ conversationId, text: `first ${scenario.marker}` });
     expect(await first.reader.end()).toEqual({});

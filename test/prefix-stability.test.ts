@@ -9,7 +9,10 @@ import { messagesPrefix, toolsJson } from "./support/prefix.ts";
 describe("prefix stability", () => {
   it("keeps every recorded request of a multi-round conversation a byte-for-byte extension of the one before", async () => {
     const scenario = await createScenario([
-      chatToolCalls([{ id: "r1", name: "Read", args: ['{"path":"/a"}'] }, { id: "r2", name: "Read", args: ['{"path":"/b"}'] }]),
+      chatToolCalls([
+        { id: "r1", name: "Read", args: ['{"path":"/a"}'] },
+        { id: "r2", name: "Read", args: ['{"path":"/b"}'] },
+      ]),
       chatToolCalls([{ id: "r3", name: "Read", args: ['{"path":"/c"}'] }]),
       chatText(["first turn done"]),
       chatToolCalls([{ id: "r4", name: "Read", args: ['{"path":"/d"}'] }]),

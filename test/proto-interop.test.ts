@@ -56,9 +56,7 @@ let reference: FileRegistry;
 beforeAll(() => {
   const b64 = inject("referenceDescriptorSet");
   if (!b64) {
-    throw new Error(
-      "reference descriptors are missing: test/global-setup.ts builds them from ../shared/reference, which was not found",
-    );
+    throw new Error("reference descriptors are missing: test/global-setup.ts builds them from ../shared/reference, which was not found");
   }
   reference = createFileRegistry(fromBinary(FileDescriptorSetSchema, base64Decode(b64)));
 });
@@ -435,7 +433,12 @@ describe("aiserver.v1 messages", () => {
               id: "thinking",
               name: "Thinking",
               parameterType: {
-                booleanParameter: { values: [{ value: "true", displayName: "On" }, { value: "false", displayName: "Off" }] },
+                booleanParameter: {
+                  values: [
+                    { value: "true", displayName: "On" },
+                    { value: "false", displayName: "Off" },
+                  ],
+                },
               },
             },
             {

@@ -176,8 +176,7 @@ describe("Anthropic provider streaming", () => {
       { kind: "tool_call_start", index: 0, callId: "toolu_01Read", name: "read_file" },
       { kind: "tool_call_start", index: 1, callId: "toolu_01Grep", name: "grep" },
     ]);
-    const inputOf = (index: number) =>
-      events.flatMap((e) => (e.kind === "tool_call_delta" && e.index === index ? [e.delta] : [])).join("");
+    const inputOf = (index: number) => events.flatMap((e) => (e.kind === "tool_call_delta" && e.index === index ? [e.delta] : [])).join("");
     expect(JSON.parse(inputOf(0))).toEqual({ path: "a.ts" });
     expect(JSON.parse(inputOf(1))).toEqual({ pattern: "TODO" });
     expect(events.map((e) => e.kind)).toEqual([
@@ -219,7 +218,11 @@ describe("Anthropic provider streaming", () => {
       {
         steps: [
           messageStart(),
-          sse({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_x", name: "ls", input: { path: "src" } } }),
+          sse({
+            type: "content_block_start",
+            index: 0,
+            content_block: { type: "tool_use", id: "toolu_x", name: "ls", input: { path: "src" } },
+          }),
           sse({ type: "content_block_stop", index: 0 }),
           messageDelta("tool_use"),
           messageStop(),
@@ -344,9 +347,7 @@ describe("Anthropic provider request", () => {
     // Everything before the old last message serializes to the same bytes.
     expect(JSON.stringify(later.slice(0, 2))).toBe(JSON.stringify(earlier.slice(0, 2)));
     // The old last message only lost its breakpoint.
-    expect(earlier[2]?.content).toEqual([
-      { type: "tool_result", tool_use_id: "toolu_1", content: "a.ts\nb.ts", cache_control: EPHEMERAL },
-    ]);
+    expect(earlier[2]?.content).toEqual([{ type: "tool_result", tool_use_id: "toolu_1", content: "a.ts\nb.ts", cache_control: EPHEMERAL }]);
     expect(later[2]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "a.ts\nb.ts" }] });
     // The raw bytes up to that message are identical too (model, max_tokens, system, first messages).
     const prefixEnd = (raw: string) => raw.indexOf('{"type":"tool_result"');
@@ -498,7 +499,9 @@ describe("Anthropic provider failures", () => {
   });
 
   it("classifies 429 as rate_limit and honours Retry-After", async () => {
-    const error = await failureOf([anthropicError(429, "rate_limit_error", "Number of request tokens has exceeded your rate limit", { "retry-after": "12" })]);
+    const error = await failureOf([
+      anthropicError(429, "rate_limit_error", "Number of request tokens has exceeded your rate limit", { "retry-after": "12" }),
+    ]);
     expect(error).toMatchObject({ kind: "rate_limit", status: 429, retryAfterMs: 12_000, retryable: true });
   });
 
@@ -551,7 +554,9 @@ describe("Anthropic provider failures", () => {
   });
 
   it("completes when the stream is cut after message_delta, as only message_stop is lost", async () => {
-    const { iterator } = await streamOf([{ steps: [messageStart(), ...textBlock(0, ["whole"]), messageDelta("end_turn", 3), { cut: true }] }]);
+    const { iterator } = await streamOf([
+      { steps: [messageStart(), ...textBlock(0, ["whole"]), messageDelta("end_turn", 3), { cut: true }] },
+    ]);
     expect(await collect(remaining(iterator))).toEqual([
       { kind: "start", modelCallId: "msg_inline" },
       { kind: "text_delta", text: "whole" },

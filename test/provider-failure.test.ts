@@ -197,14 +197,19 @@ describe("sleepUnlessAborted()", () => {
 describe("withoutPromptQuotes()", () => {
   it("withholds a message that quotes the prompt, even re-wrapped or with escaped newlines", () => {
     const prompt = ["function launch() {\n  return 'tangerine seven';\n}"];
-    const quoting = new ProviderError("request", "provider returned HTTP 400: bad input near function launch() {\\n  return 'tangerine", { status: 400 });
+    const quoting = new ProviderError("request", "provider returned HTTP 400: bad input near function launch() {\\n  return 'tangerine", {
+      status: 400,
+    });
     const withheld = withoutPromptQuotes(quoting, prompt);
     expect(withheld.message).not.toContain("tangerine");
     expect(withheld).toMatchObject({ kind: "request", status: 400 });
   });
 
   it("keeps a message that does not quote the prompt, such as one naming a long tool call id", () => {
-    const error = new ProviderError("request", "provider returned HTTP 400: tool_call_id call_abcdefghijklmnopqrstuvwxyz012345 has no response");
+    const error = new ProviderError(
+      "request",
+      "provider returned HTTP 400: tool_call_id call_abcdefghijklmnopqrstuvwxyz012345 has no response",
+    );
     expect(withoutPromptQuotes(error, ["please read the file"])).toBe(error);
   });
 });

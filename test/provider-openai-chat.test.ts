@@ -1,13 +1,7 @@
 // Verifies the OpenAI Chat Completions provider against the scripted fake
 // provider: streaming, parsing, the request body, failures, abort and stalls.
 import { describe, expect, it } from "vitest";
-import {
-  type ChatMessage,
-  createProvider,
-  type ModelEvent,
-  type ModelRequest,
-  ProviderError,
-} from "../src/provider/index.ts";
+import { type ChatMessage, createProvider, type ModelRequest, ProviderError } from "../src/provider/index.ts";
 import {
   chatChunk,
   chatErrorChunk,
@@ -57,15 +51,7 @@ describe("OpenAI Chat provider streaming", () => {
   it("turns reasoning_content into thinking deltas that end before the text", async () => {
     const { iterator } = await streamOf([chatReasoning(["Let me ", "think."], ["Answer."])]);
     const events = await collect(remaining(iterator));
-    expect(events.map((e) => e.kind)).toEqual([
-      "start",
-      "thinking_delta",
-      "thinking_delta",
-      "thinking_end",
-      "text_delta",
-      "usage",
-      "done",
-    ]);
+    expect(events.map((e) => e.kind)).toEqual(["start", "thinking_delta", "thinking_delta", "thinking_end", "text_delta", "usage", "done"]);
     expect(events.filter((e) => e.kind === "thinking_delta").map((e) => e.text)).toEqual(["Let me ", "think."]);
   });
 
@@ -100,9 +86,7 @@ describe("OpenAI Chat provider streaming", () => {
   });
 
   it("reports tool_use for any finish once tool calls were seen", async () => {
-    const { iterator } = await streamOf([
-      chatToolCalls([{ id: "call_a", name: "ls", args: ["{}"] }], { finishReason: "stop" }),
-    ]);
+    const { iterator } = await streamOf([chatToolCalls([{ id: "call_a", name: "ls", args: ["{}"] }], { finishReason: "stop" })]);
     const events = await collect(remaining(iterator));
     expect(events.at(-1)).toEqual({ kind: "done", finish: "tool_use" });
   });
@@ -167,7 +151,13 @@ describe("OpenAI Chat provider request", () => {
     const provider = createProvider("openai-chat");
     for (const model of ["gpt-4.1", "deepseek-chat"]) {
       await collect(
-        provider.stream({ model: aModel({ model }), messages: history(scenario.marker), tools: [], signal: new AbortController().signal, cacheKey: "k" }),
+        provider.stream({
+          model: aModel({ model }),
+          messages: history(scenario.marker),
+          tools: [],
+          signal: new AbortController().signal,
+          cacheKey: "k",
+        }),
       );
     }
     const [openai, other] = await scenario.requests(2);
@@ -183,7 +173,12 @@ describe("OpenAI Chat provider request", () => {
       { role: "user", content: "again" },
     ];
     await collect(
-      createProvider("openai-chat").stream({ model: aModel({ model: "kimi-k2-thinking" }), messages, tools: [], signal: new AbortController().signal }),
+      createProvider("openai-chat").stream({
+        model: aModel({ model: "kimi-k2-thinking" }),
+        messages,
+        tools: [],
+        signal: new AbortController().signal,
+      }),
     );
     const [request] = await scenario.requests(1);
     expect((JSON.parse(request!.body) as { messages: unknown[] }).messages[1]).toEqual({
@@ -297,7 +292,12 @@ describe("OpenAI Chat provider failures", () => {
   it("classifies an in-stream error chunk by its code after forwarding earlier events", async () => {
     const id = "chatcmpl-err";
     const { iterator } = await streamOf([
-      { steps: [chatChunk(id, { content: "Hal" }), chatErrorChunk({ message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" })] },
+      {
+        steps: [
+          chatChunk(id, { content: "Hal" }),
+          chatErrorChunk({ message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" }),
+        ],
+      },
     ]);
     const { events, error } = await collectUntilFailure(iterator);
     expect(events.map((e) => e.kind)).toEqual(["start", "text_delta"]);

@@ -1,19 +1,8 @@
 // Verifies the OpenAI Responses provider against the scripted fake provider:
 // streaming, parsing, reasoning replay, the request body, failures, abort and stalls.
 import { describe, expect, it } from "vitest";
-import {
-  type ChatMessage,
-  createProvider,
-  type ModelEvent,
-  type ModelRequest,
-  ProviderError,
-} from "../src/provider/index.ts";
-import {
-  type FunctionCallSpec,
-  ResponsesStream,
-  responsesStream,
-  responsesText,
-} from "./fixtures/openai-responses/stream.ts";
+import { type ChatMessage, createProvider, type ModelEvent, type ModelRequest, ProviderError } from "../src/provider/index.ts";
+import { type FunctionCallSpec, ResponsesStream, responsesStream, responsesText } from "./fixtures/openai-responses/stream.ts";
 import { createScenario, httpError, type ScriptedResponse } from "./support/fake-provider.ts";
 import { collect, collectUntilFailure, providerHarness, remaining } from "./support/provider-harness.ts";
 
@@ -56,7 +45,10 @@ describe("OpenAI Responses provider streaming", () => {
     const stream = responsesStream();
     const id = "msg_gated";
     stream
-      .event("response.output_item.added", { output_index: 0, item: { id, type: "message", status: "in_progress", content: [], role: "assistant" } })
+      .event("response.output_item.added", {
+        output_index: 0,
+        item: { id, type: "message", status: "in_progress", content: [], role: "assistant" },
+      })
       .event("response.output_text.delta", { item_id: id, output_index: 0, content_index: 0, delta: "Hel" })
       .gate("rest")
       .event("response.output_text.delta", { item_id: id, output_index: 0, content_index: 0, delta: "lo" })
@@ -108,7 +100,12 @@ describe("OpenAI Responses provider streaming", () => {
   });
 
   it("ends thinking when the reasoning item is done even if nothing follows it", async () => {
-    const events = await eventsOf(responsesStream().reasoning({ summary: [["only thinking"]] }).completed().response());
+    const events = await eventsOf(
+      responsesStream()
+        .reasoning({ summary: [["only thinking"]] })
+        .completed()
+        .response(),
+    );
     expect(events.map((e) => e.kind)).toEqual(["start", "thinking_delta", "thinking_end", "replay", "usage", "done"]);
   });
 
@@ -132,7 +129,13 @@ describe("OpenAI Responses provider streaming", () => {
   });
 
   it("sends no replay event when no reasoning item carries encrypted content", async () => {
-    const events = await eventsOf(responsesStream().reasoning({ summary: [["plain"]], encrypted: null }).message(["ok"]).completed().response());
+    const events = await eventsOf(
+      responsesStream()
+        .reasoning({ summary: [["plain"]], encrypted: null })
+        .message(["ok"])
+        .completed()
+        .response(),
+    );
     expect(events.some((e) => e.kind === "replay")).toBe(false);
     expect(events.some((e) => e.kind === "thinking_delta")).toBe(true);
   });
@@ -207,7 +210,10 @@ describe("OpenAI Responses provider streaming", () => {
 
   it("finishes with length when the response is incomplete for max_output_tokens", async () => {
     const events = await eventsOf(responsesStream().message(["trunc"]).incomplete("max_output_tokens").response());
-    expect(events.slice(-2)).toEqual([{ kind: "usage", usage: USAGE_12_7 }, { kind: "done", finish: "length" }]);
+    expect(events.slice(-2)).toEqual([
+      { kind: "usage", usage: USAGE_12_7 },
+      { kind: "done", finish: "length" },
+    ]);
   });
 
   it("finishes with stop when the response is incomplete for the content filter", async () => {
@@ -249,7 +255,14 @@ describe("OpenAI Responses provider request", () => {
       toolCalls: [{ id: "call_1", name: "ls", arguments: '{"path": "."}' }],
       replay: {
         provider: "openai-responses",
-        data: [{ id: "rs_1", type: "reasoning", summary: [{ type: "summary_text", text: "I should call ls." }], encrypted_content: "gAAAAABold==" }],
+        data: [
+          {
+            id: "rs_1",
+            type: "reasoning",
+            summary: [{ type: "summary_text", text: "I should call ls." }],
+            encrypted_content: "gAAAAABold==",
+          },
+        ],
       },
     },
     { role: "tool", toolCallId: "call_1", name: "ls", content: "a.ts\nb.ts" },
@@ -304,7 +317,12 @@ describe("OpenAI Responses provider request", () => {
       input: [
         { role: "system", content: [{ type: "input_text", text: "You are a coding agent." }] },
         { role: "user", content: [{ type: "input_text", text: `List the files. ${scenario.marker}` }] },
-        { id: "rs_1", type: "reasoning", summary: [{ type: "summary_text", text: "I should call ls." }], encrypted_content: "gAAAAABold==" },
+        {
+          id: "rs_1",
+          type: "reasoning",
+          summary: [{ type: "summary_text", text: "I should call ls." }],
+          encrypted_content: "gAAAAABold==",
+        },
         { type: "function_call", call_id: "call_1", name: "ls", arguments: '{"path": "."}' },
         { type: "function_call_output", call_id: "call_1", output: "a.ts\nb.ts" },
         { type: "message", role: "assistant", content: [{ type: "output_text", text: "Two files." }] },
@@ -455,7 +473,10 @@ describe("OpenAI Responses provider failures", () => {
   it("fails a cut stream as transient", async () => {
     const id = "msg_cut";
     const stream = responsesStream()
-      .event("response.output_item.added", { output_index: 0, item: { id, type: "message", status: "in_progress", content: [], role: "assistant" } })
+      .event("response.output_item.added", {
+        output_index: 0,
+        item: { id, type: "message", status: "in_progress", content: [], role: "assistant" },
+      })
       .event("response.output_text.delta", { item_id: id, output_index: 0, content_index: 0, delta: "partial" })
       .gate("cut")
       .cut();

@@ -62,7 +62,9 @@ describe("provider retries", () => {
   });
 
   it("turns a provider stream that goes quiet into a clear stall error, using the model's stall timeout", async () => {
-    const hang = { steps: [{ data: JSON.stringify({ id: "c", choices: [{ index: 0, delta: { role: "assistant" } }] }) }, { hang: true as const }] };
+    const hang = {
+      steps: [{ data: JSON.stringify({ id: "c", choices: [{ index: 0, delta: { role: "assistant" } }] }) }, { hang: true as const }],
+    };
     const scenario = await createScenario([hang, hang, hang, hang]);
     const conversationId = crypto.randomUUID();
     const { reader } = await startTurn({ conversationId, text: `quiet ${scenario.marker}`, model: "fake-stall" });

@@ -103,7 +103,8 @@ describe("long messages", () => {
     const data = new TextEncoder().encode(text);
     const id = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
     const message = runRequest({ conversationId: crypto.randomUUID(), text: "" });
-    if (message.message.case !== "runRequest" || message.message.value.action?.action.case !== "userMessageAction") throw new Error("unreachable");
+    if (message.message.case !== "runRequest" || message.message.value.action?.action.case !== "userMessageAction")
+      throw new Error("unreachable");
     message.message.value.action.action.value.userMessage!.textBlobId = id;
     const { reader } = await startTurn({ conversationId: "", text: "", message }, { blobs: new Map([[hex(id), data]]) });
     expect(await reader.end()).toEqual({});
@@ -123,11 +124,16 @@ describe("resume", () => {
     const firstExec = deferred<ExecServerMessage>();
     const first = await startTurn({ conversationId, text: `resume me ${scenario.marker}` }, { onExec: (e) => firstExec.resolve(e) });
     await firstExec.promise;
-    await first.reader.send(clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } }));
+    await first.reader.send(
+      clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } }),
+    );
     expect((await first.reader.end()).error?.code).toBe("canceled");
 
     const resume = clientMessage({
-      message: { case: "runRequest", value: { conversationId, requestedModel: { modelId: "fake-model" }, action: { action: { case: "resumeAction", value: {} } } } },
+      message: {
+        case: "runRequest",
+        value: { conversationId, requestedModel: { modelId: "fake-model" }, action: { action: { case: "resumeAction", value: {} } } },
+      },
     });
     const execs: ExecServerMessage[] = [];
     const second = await startTurn(

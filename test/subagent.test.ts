@@ -15,7 +15,11 @@ describe("subagents", () => {
   it("sends Task as subagent_args with the model the Task names, and gives the parent the subagent's result", async () => {
     const scenario = await createScenario([
       chatToolCalls([
-        { id: "task-1", name: "Task", args: ['{"description":"Look around","prompt":"List the files","subagent_type":"explore","model":"fake-small"}'] },
+        {
+          id: "task-1",
+          name: "Task",
+          args: ['{"description":"Look around","prompt":"List the files","subagent_type":"explore","model":"fake-small"}'],
+        },
       ]),
       chatText(["The subagent found three files."]),
     ]);
@@ -31,7 +35,12 @@ describe("subagents", () => {
     );
     expect(await reader.end()).toEqual({});
     expect(execs[0]?.message.case).toBe("subagentArgs");
-    expect(execs[0]?.message.value).toMatchObject({ toolCallId: "task-1", subagentType: "explore", modelId: "fake-small", prompt: "List the files" });
+    expect(execs[0]?.message.value).toMatchObject({
+      toolCallId: "task-1",
+      subagentType: "explore",
+      modelId: "fake-small",
+      prompt: "List the files",
+    });
     const [, second] = await scenario.requests(2);
     const result = (JSON.parse(second!.body) as { messages: { role: string; content: string }[] }).messages.at(-1)!;
     expect(result.content).toContain("Subagent ID: agent-7");

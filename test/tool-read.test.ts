@@ -6,7 +6,12 @@ import { clientMessage, startTurn } from "./support/cursor-client.ts";
 import { readSuccess } from "./support/exec-replies.ts";
 
 interface ChatRequest {
-  messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  messages: {
+    role: string;
+    content: string | null;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  }[];
 }
 
 const parse = (body: string) => JSON.parse(body) as ChatRequest;
@@ -62,10 +67,7 @@ describe("a Read round trip", () => {
   });
 
   it("ignores results for unknown exec ids and keeps waiting through an empty result, matching by numeric id only", async () => {
-    const scenario = await createScenario([
-      chatToolCalls([{ id: "call-x", name: "Read", args: ['{"path":"/x"}'] }]),
-      chatText(["got it"]),
-    ]);
+    const scenario = await createScenario([chatToolCalls([{ id: "call-x", name: "Read", args: ['{"path":"/x"}'] }]), chatText(["got it"])]);
     const { reader } = await startTurn(
       { conversationId: crypto.randomUUID(), text: `ids ${scenario.marker}` },
       {

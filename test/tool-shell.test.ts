@@ -5,7 +5,12 @@ import { startTurn } from "./support/cursor-client.ts";
 import { shellEvent, streamClose } from "./support/exec-replies.ts";
 
 interface ChatRequest {
-  messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  messages: {
+    role: string;
+    content: string | null;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  }[];
 }
 
 const parse = (body: string) => JSON.parse(body) as ChatRequest;

@@ -9,7 +9,7 @@ import {
   ExecServerMessageSchema,
   InteractionQuerySchema,
   InteractionResponseSchema,
-  ShellStreamSchema,
+  type ShellStreamSchema,
   TimeoutBehavior,
   TodoStatus,
   type AgentServerMessage,
@@ -119,9 +119,13 @@ class FakeClient implements ClientChannel {
 const reply = (message: ExecReplyInit): ExecEvent => ({ kind: "message", message: create(ExecClientMessageSchema, { message }) });
 const EMPTY_REPLY: ExecEvent = { kind: "message", message: create(ExecClientMessageSchema, {}) };
 const STREAM_CLOSE: ExecEvent = { kind: "stream_close" };
-const shellEvent = (event: MessageInitShape<typeof ShellStreamSchema>["event"]): ExecEvent => reply({ case: "shellStream", value: { event } });
+const shellEvent = (event: MessageInitShape<typeof ShellStreamSchema>["event"]): ExecEvent =>
+  reply({ case: "shellStream", value: { event } });
 const readContent = (content: string, extra: { totalLines?: number; rangeApplied?: boolean } = {}): ExecEvent =>
-  reply({ case: "readResult", value: { result: { case: "success", value: { path: "/w/a.ts", output: { case: "content", value: content }, ...extra } } } });
+  reply({
+    case: "readResult",
+    value: { result: { case: "success", value: { path: "/w/a.ts", output: { case: "content", value: content }, ...extra } } },
+  });
 const writeOk = (): ExecEvent => reply({ case: "writeResult", value: { result: { case: "success", value: { path: "/w/a.ts" } } } });
 
 function setup(state: ToolSessionState = { todos: [], mode: AgentMode.AGENT }) {
@@ -254,7 +258,12 @@ describe("Read", () => {
     expect(card.args).toMatchObject({ path: "/w/a.ts", offset: 10, limit: 2 });
     expect(card.result?.result).toMatchObject({
       case: "success",
-      value: { path: "/w/a.ts", totalLines: 50, output: { case: "content", value: "alpha\nbeta" }, readRange: { startLine: 10, endLine: 11 } },
+      value: {
+        path: "/w/a.ts",
+        totalLines: 50,
+        output: { case: "content", value: "alpha\nbeta" },
+        readRange: { startLine: 10, endLine: 11 },
+      },
     });
   });
 
@@ -336,7 +345,9 @@ describe("StrReplace", () => {
 describe("Write", () => {
   it("creates a new file when the hidden read finds none", async () => {
     const { client, ctx, emitted } = setup();
-    client.script(reply({ case: "readResult", value: { result: { case: "fileNotFound", value: { path: "/w/new.ts" } } } })).script(writeOk());
+    client
+      .script(reply({ case: "readResult", value: { result: { case: "fileNotFound", value: { path: "/w/new.ts" } } } }))
+      .script(writeOk());
     const result = await run("Write", { path: "/w/new.ts", contents: "one\ntwo\n" }, ctx);
 
     expect(client.log).toEqual(["exec:readArgs", "emit:toolCallDelta", "exec:writeArgs"]);
@@ -345,13 +356,18 @@ describe("Write", () => {
     expect(result).toMatchObject({ isError: false, content: "Created /w/new.ts (+2 lines)" });
     const card = cardOf(result.card, "editToolCall");
     expect(card.args).toMatchObject({ path: "/w/new.ts", streamContent: "one\ntwo\n" });
-    expect(card.result?.result).toMatchObject({ case: "success", value: { linesAdded: 2, linesRemoved: 0, afterFullFileContent: "one\ntwo\n" } });
+    expect(card.result?.result).toMatchObject({
+      case: "success",
+      value: { linesAdded: 2, linesRemoved: 0, afterFullFileContent: "one\ntwo\n" },
+    });
     expect(card.result?.result.case === "success" && card.result.result.value.beforeFullFileContent).toBeUndefined();
   });
 
   it("reports a rejected write as a tool error with the rejected card", async () => {
     const { client, ctx } = setup();
-    client.script(readContent("old\n")).script(reply({ case: "writeResult", value: { result: { case: "rejected", value: { path: "/w/a.ts", reason: "not now" } } } }));
+    client
+      .script(readContent("old\n"))
+      .script(reply({ case: "writeResult", value: { result: { case: "rejected", value: { path: "/w/a.ts", reason: "not now" } } } }));
     const result = await run("Write", { path: "/w/a.ts", contents: "new\n" }, ctx);
     expect(result).toMatchObject({ isError: true, content: "The user rejected the edit to /w/a.ts: not now" });
     expect(cardOf(result.card, "editToolCall").result?.result.case).toBe("rejected");
@@ -407,7 +423,10 @@ describe("Shell", () => {
     client.script(shellEvent({ case: "backgrounded", value: { shellId: 7, pid: 4242 } }));
     const result = await run("Shell", { command: "npm run dev", block_until_ms: 0 }, ctx);
     expect(result).toMatchObject({ isError: false, content: "shell running in background shell_id=7 pid=4242" });
-    expect(cardOf(result.card, "shellToolCall").result).toMatchObject({ isBackground: true, result: { case: "success", value: { shellId: 7 } } });
+    expect(cardOf(result.card, "shellToolCall").result).toMatchObject({
+      isBackground: true,
+      result: { case: "success", value: { shellId: 7 } },
+    });
   });
 
   it("turns a user rejection into a tool error", async () => {
@@ -434,16 +453,30 @@ describe("Glob and Grep", () => {
     client.script(
       reply({
         case: "grepResult",
-        value: { result: { case: "success", value: { workspaceResults: { "/w": { result: { case: "files", value: { files: ["src/a.ts", "src/b.ts"], totalFiles: 2 } } } } } } },
+        value: {
+          result: {
+            case: "success",
+            value: { workspaceResults: { "/w": { result: { case: "files", value: { files: ["src/a.ts", "src/b.ts"], totalFiles: 2 } } } } },
+          },
+        },
       }),
     );
     const result = await run("Glob", { target_directory: "/w/src", glob_pattern: "*.ts" }, ctx);
 
-    expect(sentAs(client.execs[0], "grepArgs")).toMatchObject({ pattern: "", path: "/w/src", glob: "*.ts", outputMode: "files_with_matches", toolCallId: "call-1" });
+    expect(sentAs(client.execs[0], "grepArgs")).toMatchObject({
+      pattern: "",
+      path: "/w/src",
+      glob: "*.ts",
+      outputMode: "files_with_matches",
+      toolCallId: "call-1",
+    });
     expect(result).toMatchObject({ isError: false, content: "src/a.ts\nsrc/b.ts\n\n(2 files)" });
     const card = cardOf(result.card, "globToolCall");
     expect(card.args).toMatchObject({ targetDirectory: "/w/src", globPattern: "*.ts" });
-    expect(card.result?.result).toMatchObject({ case: "success", value: { pattern: "*.ts", path: "/w/src", files: ["src/a.ts", "src/b.ts"], totalFiles: 2 } });
+    expect(card.result?.result).toMatchObject({
+      case: "success",
+      value: { pattern: "*.ts", path: "/w/src", files: ["src/a.ts", "src/b.ts"], totalFiles: 2 },
+    });
   });
 
   it("Grep maps the ripgrep-style flags and renders matches with context lines", async () => {
@@ -458,13 +491,24 @@ describe("Glob and Grep", () => {
         value: {
           result: {
             case: "success",
-            value: { workspaceResults: { "/w": { result: { case: "content", value: { matches: [{ file: "src/a.ts", matches }], totalMatchedLines: 1 } } } } },
+            value: {
+              workspaceResults: {
+                "/w": { result: { case: "content", value: { matches: [{ file: "src/a.ts", matches }], totalMatchedLines: 1 } } },
+              },
+            },
           },
         },
       }),
     );
     const result = await run("Grep", { pattern: "foo\\(", path: "src", "-B": 1, "-i": true, output_mode: "content", head_limit: 20 }, ctx);
-    expect(sentAs(client.execs[0], "grepArgs")).toMatchObject({ pattern: "foo\\(", path: "src", contextBefore: 1, caseInsensitive: true, outputMode: "content", headLimit: 20 });
+    expect(sentAs(client.execs[0], "grepArgs")).toMatchObject({
+      pattern: "foo\\(",
+      path: "src",
+      contextBefore: 1,
+      caseInsensitive: true,
+      outputMode: "content",
+      headLimit: 20,
+    });
     expect(result.content).toBe("src/a.ts\n3-const a = 1;\n4:foo(a);\n\n(1 matching lines)");
     expect(cardOf(result.card, "grepToolCall").result?.result.case).toBe("success");
   });
@@ -481,7 +525,17 @@ describe("TodoWrite", () => {
       ],
       mode: AgentMode.AGENT,
     });
-    const result = await run("TodoWrite", { merge: true, todos: [{ id: "a", status: "completed" }, { id: "c", content: "Ship it", status: "pending" }] }, ctx);
+    const result = await run(
+      "TodoWrite",
+      {
+        merge: true,
+        todos: [
+          { id: "a", status: "completed" },
+          { id: "c", content: "Ship it", status: "pending" },
+        ],
+      },
+      ctx,
+    );
 
     expect(client.execs).toHaveLength(0);
     expect(state.todos).toEqual([
@@ -494,7 +548,11 @@ describe("TodoWrite", () => {
     expect(card.args?.merge).toBe(true);
     expect(card.result?.result).toMatchObject({ case: "success", value: { totalCount: 3, wasMerge: true } });
     const success = card.result?.result.case === "success" ? card.result.result.value : undefined;
-    expect(success?.todos.map((t: { status: TodoStatus }) => t.status)).toEqual([TodoStatus.COMPLETED, TodoStatus.PENDING, TodoStatus.PENDING]);
+    expect(success?.todos.map((t: { status: TodoStatus }) => t.status)).toEqual([
+      TodoStatus.COMPLETED,
+      TodoStatus.PENDING,
+      TodoStatus.PENDING,
+    ]);
   });
 
   it("replaces the list when merge is false, and refuses items without content then", async () => {
@@ -511,8 +569,17 @@ describe("TodoWrite", () => {
 describe("Task", () => {
   it("sends subagent_args with the resolved model and without hook contexts, and reports the subagent's answer", async () => {
     const { client, ctx } = setup();
-    client.script(reply({ case: "subagentResult", value: { result: { case: "success", value: { agentId: "agent-9", finalMessage: "Found 3 call sites." } } } }));
-    const result = await run("Task", { description: "Find call sites", prompt: "Find every caller of foo()", subagent_type: "explore", readonly: true }, ctx);
+    client.script(
+      reply({
+        case: "subagentResult",
+        value: { result: { case: "success", value: { agentId: "agent-9", finalMessage: "Found 3 call sites." } } },
+      }),
+    );
+    const result = await run(
+      "Task",
+      { description: "Find call sites", prompt: "Find every caller of foo()", subagent_type: "explore", readonly: true },
+      ctx,
+    );
 
     expect(sentAs(client.execs[0], "subagentArgs")).toMatchObject({
       toolCallId: "call-1",
@@ -522,7 +589,10 @@ describe("Task", () => {
       readonly: true,
     });
     expect(client.execs[0]?.options).toEqual({ toolCallId: "call-1", acceptHookAdditionalContexts: false });
-    expect(result).toMatchObject({ isError: false, content: "Subagent name: Find call sites\nSubagent ID: agent-9\n\nFound 3 call sites." });
+    expect(result).toMatchObject({
+      isError: false,
+      content: "Subagent name: Find call sites\nSubagent ID: agent-9\n\nFound 3 call sites.",
+    });
     const card = cardOf(result.card, "taskToolCall");
     expect(card.args?.subagentType?.type.case).toBe("explore");
     expect(card.result?.result).toMatchObject({ case: "success", value: { agentId: "agent-9" } });
@@ -534,10 +604,16 @@ describe("interaction tools", () => {
     const { client, ctx, state } = setup();
     client.answer({ case: "switchModeRequestResponse", value: { result: { case: "approved", value: {} } } });
     const result = await run("SwitchMode", { target_mode_id: "plan", explanation: "Large refactor" }, ctx);
-    expect(client.queries[0]).toMatchObject({ case: "switchModeRequestQuery", value: { args: { targetModeId: "plan", explanation: "Large refactor", toolCallId: "call-1" } } });
+    expect(client.queries[0]).toMatchObject({
+      case: "switchModeRequestQuery",
+      value: { args: { targetModeId: "plan", explanation: "Large refactor", toolCallId: "call-1" } },
+    });
     expect(state.mode).toBe(AgentMode.PLAN);
     expect(result.isError).toBe(false);
-    expect(cardOf(result.card, "switchModeToolCall").result?.result).toMatchObject({ case: "success", value: { fromModeId: "agent", toModeId: "plan" } });
+    expect(cardOf(result.card, "switchModeToolCall").result?.result).toMatchObject({
+      case: "success",
+      value: { fromModeId: "agent", toModeId: "plan" },
+    });
   });
 
   it("SwitchMode tells the model when the user declines and leaves the mode alone", async () => {
@@ -552,9 +628,22 @@ describe("interaction tools", () => {
     const { client, ctx } = setup();
     client.answer({
       case: "askQuestionInteractionResponse",
-      value: { result: { result: { case: "success", value: { answers: [{ questionId: "db", selectedOptionIds: ["pg"], freeformText: "v16 please" }] } } } },
+      value: {
+        result: {
+          result: { case: "success", value: { answers: [{ questionId: "db", selectedOptionIds: ["pg"], freeformText: "v16 please" }] } },
+        },
+      },
     });
-    const questions = [{ id: "db", prompt: "Which database?", options: [{ id: "pg", label: "PostgreSQL" }, { id: "my", label: "MySQL" }] }];
+    const questions = [
+      {
+        id: "db",
+        prompt: "Which database?",
+        options: [
+          { id: "pg", label: "PostgreSQL" },
+          { id: "my", label: "MySQL" },
+        ],
+      },
+    ];
     const result = await run("AskQuestion", { questions }, ctx);
     expect(client.queries[0]?.case).toBe("askQuestionInteractionQuery");
     expect(result).toMatchObject({ isError: false, content: 'The user answered:\n- Which database?: PostgreSQL, "v16 please"' });
@@ -563,7 +652,12 @@ describe("interaction tools", () => {
   it("WebFetch fetches through the client only after the user approves", async () => {
     const { client, ctx } = setup();
     client.answer({ case: "webFetchRequestResponse", value: { result: { case: "approved", value: {} } } });
-    client.script(reply({ case: "fetchResult", value: { result: { case: "success", value: { url: "https://example.com", content: "# Hi", statusCode: 200 } } } }));
+    client.script(
+      reply({
+        case: "fetchResult",
+        value: { result: { case: "success", value: { url: "https://example.com", content: "# Hi", statusCode: 200 } } },
+      }),
+    );
     const result = await run("WebFetch", { url: "https://example.com" }, ctx);
     expect(client.log).toEqual(["exec:fetchArgs"]);
     expect(sentAs(client.execs[0], "fetchArgs")).toMatchObject({ url: "https://example.com", toolCallId: "call-1" });
@@ -582,21 +676,43 @@ describe("interaction tools", () => {
 describe("MCP tools", () => {
   it("CallMcpTool sends the arguments as protobuf Values and returns the text content", async () => {
     const { client, ctx } = setup();
-    client.script(reply({ case: "mcpResult", value: { result: { case: "success", value: { content: [{ content: { case: "text", value: { text: "42 issues" } } }] } } } }));
-    const result = await run("CallMcpTool", { server: "github", toolName: "search_issues", arguments: { q: "bug", limit: 5, open: true, labels: ["a"] } }, ctx);
+    client.script(
+      reply({
+        case: "mcpResult",
+        value: { result: { case: "success", value: { content: [{ content: { case: "text", value: { text: "42 issues" } } }] } } },
+      }),
+    );
+    const result = await run(
+      "CallMcpTool",
+      { server: "github", toolName: "search_issues", arguments: { q: "bug", limit: 5, open: true, labels: ["a"] } },
+      ctx,
+    );
 
     const sent = sentAs(client.execs[0], "mcpArgs");
-    expect(sent).toMatchObject({ name: "search_issues", toolName: "search_issues", providerIdentifier: "github", serverIdentifier: "github", toolCallId: "call-1" });
-    expect(sent.args["q"]?.kind).toEqual({ case: "stringValue", value: "bug" });
-    expect(sent.args["limit"]?.kind).toEqual({ case: "numberValue", value: 5 });
-    expect(sent.args["open"]?.kind).toEqual({ case: "boolValue", value: true });
-    expect(sent.args["labels"]?.kind.case).toBe("listValue");
+    expect(sent).toMatchObject({
+      name: "search_issues",
+      toolName: "search_issues",
+      providerIdentifier: "github",
+      serverIdentifier: "github",
+      toolCallId: "call-1",
+    });
+    expect(sent.args.q?.kind).toEqual({ case: "stringValue", value: "bug" });
+    expect(sent.args.limit?.kind).toEqual({ case: "numberValue", value: 5 });
+    expect(sent.args.open?.kind).toEqual({ case: "boolValue", value: true });
+    expect(sent.args.labels?.kind.case).toBe("listValue");
     expect(result).toMatchObject({ isError: false, content: "42 issues" });
   });
 
   it("CallMcpTool reports an MCP-level error result as a tool error", async () => {
     const { client, ctx } = setup();
-    client.script(reply({ case: "mcpResult", value: { result: { case: "success", value: { isError: true, content: [{ content: { case: "text", value: { text: "bad token" } } }] } } } }));
+    client.script(
+      reply({
+        case: "mcpResult",
+        value: {
+          result: { case: "success", value: { isError: true, content: [{ content: { case: "text", value: { text: "bad token" } } }] } },
+        },
+      }),
+    );
     const result = await run("CallMcpTool", { server: "github", toolName: "whoami" }, ctx);
     expect(result).toMatchObject({ isError: true, content: "bad token" });
   });

@@ -14,12 +14,12 @@ describe("prompt/tools.json", () => {
     for (const definition of toolDefinitions(AGENT_TOOLS)) {
       expect(definition.description.length, definition.name).toBeGreaterThan(20);
       const parameters = definition.parameters;
-      expect(parameters["type"], definition.name).toBe("object");
-      expect(parameters["additionalProperties"], definition.name).toBe(false);
-      const properties = parameters["properties"];
+      expect(parameters.type, definition.name).toBe("object");
+      expect(parameters.additionalProperties, definition.name).toBe(false);
+      const properties = parameters.properties;
       expect(typeof properties === "object" && properties !== null, definition.name).toBe(true);
       const names = Object.keys(properties as object);
-      const required = (parameters["required"] ?? []) as unknown[];
+      const required = (parameters.required ?? []) as unknown[];
       expect(Array.isArray(required)).toBe(true);
       for (const field of required) expect(names, `${definition.name}.${String(field)}`).toContain(field);
     }

@@ -11,7 +11,9 @@ describe("a text turn", () => {
     const { reader } = await startTurn({ conversationId, text: `say hello ${scenario.marker}` });
 
     const first = await reader.until((f) => updateCase(f) === "textDelta", "the first text delta");
-    expect(first.kind === "message" && first.message.message.case === "interactionUpdate" && first.message.message.value.message.value).toMatchObject({ text: "Hel" });
+    expect(
+      first.kind === "message" && first.message.message.case === "interactionUpdate" && first.message.message.value.message.value,
+    ).toMatchObject({ text: "Hel" });
     await scenario.reached("rest");
     await scenario.release("rest");
 

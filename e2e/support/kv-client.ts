@@ -21,7 +21,10 @@ export class KvClient {
     if (kv.message.case === "getBlobArgs") {
       const data = this.blobs.get(Buffer.from(kv.message.value.blobId).toString("hex"));
       return create(AgentClientMessageSchema, {
-        message: { case: "kvClientMessage", value: { id: kv.id, message: { case: "getBlobResult", value: data ? { blobData: data } : {} } } },
+        message: {
+          case: "kvClientMessage",
+          value: { id: kv.id, message: { case: "getBlobResult", value: data ? { blobData: data } : {} } },
+        },
       });
     }
     return undefined;

@@ -164,15 +164,22 @@ export async function startWranglerDev(opts: StartOptions): Promise<WranglerDev>
   const args = [
     WRANGLER_JS,
     "dev",
-    "--ip", "127.0.0.1",
-    "--port", String(port),
-    "--inspector-ip", "127.0.0.1",
-    "--inspector-port", String(inspectorPort),
-    "--persist-to", persistDir,
-    "--env-file", envFile,
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-ip",
+    "127.0.0.1",
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    persistDir,
+    "--env-file",
+    envFile,
     ...Object.entries(opts.vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
     "--show-interactive-dev-session=false",
-    "--log-level", "info",
+    "--log-level",
+    "info",
   ];
   const log = createWriteStream(logFile);
   const child = spawn(process.execPath, args, {
@@ -273,7 +280,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes start with ESC
   return text.replace(/\u001b\[[0-9;]*m/g, "");
 }
 

@@ -38,7 +38,10 @@ export async function prepareCheckpoint(deps: Omit<CheckpointDeps, "emit">, inpu
       if (failed) throw new AppError("data_loss", "the client could not store the conversation state");
     } catch (err) {
       if (err instanceof KvTimeoutError) {
-        throw new AppError("deadline_exceeded", `the client did not acknowledge ${missing.length} conversation state blob(s) within ${Math.round(timeout / 1000)} s`);
+        throw new AppError(
+          "deadline_exceeded",
+          `the client did not acknowledge ${missing.length} conversation state blob(s) within ${Math.round(timeout / 1000)} s`,
+        );
       }
       throw err;
     }

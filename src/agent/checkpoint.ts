@@ -120,7 +120,9 @@ export async function buildCheckpoint(input: CheckpointInput): Promise<BuiltChec
     rootPromptMessagesJson: roots,
     turns,
     todos,
-    pendingToolCalls: input.pending ? [JSON.stringify(toRootMessage({ ...input.pending, content: "", reasoning: undefined } as ChatMessage))] : [],
+    pendingToolCalls: input.pending
+      ? [JSON.stringify(toRootMessage({ ...input.pending, content: "", reasoning: undefined } as ChatMessage))]
+      : [],
     tokenDetails: { usedTokens: input.usedTokens, maxTokens: input.maxTokens },
     mode: input.mode,
   });

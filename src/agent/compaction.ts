@@ -89,7 +89,6 @@ export function exceedsWindow(model: ModelConfig, estimatedTokens: number): bool
   return estimatedTokens > model.contextWindow - reserve;
 }
 
-
 /** The newest user message, if the history ends with it (the query being answered). */
 function currentQuery(history: StoredMessage[]): StoredMessage | undefined {
   const last = history.at(-1);

@@ -56,7 +56,10 @@ export class RunControl {
   inject(injection: Injection): void {
     this.#queue.push(injection);
     this.emit(
-      interactionUpdate({ case: "contextInjectionState", value: { injectionId: injection.id, state: { state: { case: "queued", value: {} } } } }),
+      interactionUpdate({
+        case: "contextInjectionState",
+        value: { injectionId: injection.id, state: { state: { case: "queued", value: {} } } },
+      }),
     );
     this.#cycle?.abort(new CycleInterrupted());
   }

@@ -5,7 +5,15 @@ import type { AgentServerMessage, ConversationStateStructure } from "../proto/ge
 import { updates } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore, NewMessage } from "../store/conversation-store.ts";
-import { addUsage, emptyUsage, type ChatMessage, type ModelConfig, type Provider, type ToolCallPart, type Usage } from "../provider/types.ts";
+import {
+  addUsage,
+  emptyUsage,
+  type ChatMessage,
+  type ModelConfig,
+  type Provider,
+  type ToolCallPart,
+  type Usage,
+} from "../provider/types.ts";
 import { callModel } from "./model-call.ts";
 import { SYSTEM_PROMPT } from "./prompt.ts";
 import { runFailure } from "./errors.ts";
@@ -20,7 +28,7 @@ import { compactHistory, estimateTokens, exceedsWindow, SUMMARY_KEY_PREFIX, summ
 import { isContextOverflow } from "./context-overflow.ts";
 import { interactionUpdate } from "../proto/frames.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
-import { RunControl, type Injection } from "./run-control.ts";
+import type { RunControl, Injection } from "./run-control.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
 export const MAX_MODEL_CALLS_PER_RUN = 100;
@@ -118,7 +126,7 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
         messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message));
       }
       const cycle = control.begin("model");
-      let result;
+      let result: Awaited<ReturnType<typeof callModel>>;
       try {
         result = await callModel(deps, {
           runId: input.runId,
@@ -208,7 +216,10 @@ function deliverInjections(deps: RunDeps, input: RunInput): void {
     deps.emit(
       interactionUpdate({
         case: "contextInjectionState",
-        value: { injectionId: injection.id, state: { state: { case: "delivered", value: { step: 0, deliveryBatchId: batchId, deliveredAtMs } } } },
+        value: {
+          injectionId: injection.id,
+          state: { state: { case: "delivered", value: { step: 0, deliveryBatchId: batchId, deliveredAtMs } } },
+        },
       }),
     );
     if (injection.kind === "system") continue;
@@ -293,4 +304,3 @@ function pendingCalls(store: ConversationStore, conversationId: string) {
   }
   return undefined;
 }
-

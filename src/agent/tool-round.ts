@@ -52,7 +52,12 @@ export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<
     deps.store.appendMessages(input.conversationId, input.runId, [
       { message: { role: "tool", toolCallId: call.id, name: call.name, content: INTERRUPTED_TOOL_RESULT, isError: true } },
     ]);
-    deps.emit(interactionUpdate({ case: "toolCallCompleted", value: { callId: call.id, modelCallId: input.modelCallId, toolCall: { toolCallId: call.id } } }));
+    deps.emit(
+      interactionUpdate({
+        case: "toolCallCompleted",
+        value: { callId: call.id, modelCallId: input.modelCallId, toolCall: { toolCallId: call.id } },
+      }),
+    );
   }
 }
 
@@ -61,14 +66,20 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
   const startedAtMs = BigInt(Date.now());
   let result: ToolResult | { content: string; isError: true; card: undefined };
   if (!tool) {
-    result = { content: `Unknown tool "${call.name}". Use one of: ${input.tools.map((t) => t.name).join(", ")}.`, isError: true, card: undefined };
+    result = {
+      content: `Unknown tool "${call.name}". Use one of: ${input.tools.map((t) => t.name).join(", ")}.`,
+      isError: true,
+      card: undefined,
+    };
   } else {
     const parsed = tool.parse(call.arguments || "{}");
     if (!parsed.ok) {
       result = { content: parsed.error, isError: true, card: withIds(tool.emptyCard(), call.id, startedAtMs) };
     } else {
       const started = withIds(tool.startedCard(parsed.args, call.id), call.id, startedAtMs);
-      deps.emit(interactionUpdate({ case: "toolCallStarted", value: { callId: call.id, toolCall: started, modelCallId: input.modelCallId } }));
+      deps.emit(
+        interactionUpdate({ case: "toolCallStarted", value: { callId: call.id, toolCall: started, modelCallId: input.modelCallId } }),
+      );
       try {
         result = await tool.run(parsed.args, {
           toolCallId: call.id,
@@ -112,7 +123,10 @@ function cardForStorage(card: ToolCall): Uint8Array | undefined {
   if (bytes.byteLength <= STORED_CARD_MAX_BYTES) return bytes;
   const tool = card.tool.value as { result?: unknown } | undefined;
   if (!tool) return undefined;
-  const slim = toBinary(ToolCallSchema, create(ToolCallSchema, { ...card, tool: { ...card.tool, value: { ...tool, result: undefined } } as ToolCall["tool"] }));
+  const slim = toBinary(
+    ToolCallSchema,
+    create(ToolCallSchema, { ...card, tool: { ...card.tool, value: { ...tool, result: undefined } } as ToolCall["tool"] }),
+  );
   if (slim.byteLength <= STORED_CARD_MAX_BYTES) return slim;
   // Even the arguments are too big: keep the card's kind and ids so the step still shows.
   return toBinary(ToolCallSchema, create(ToolCallSchema, { ...card, tool: { case: card.tool.case, value: {} } as ToolCall["tool"] }));

@@ -47,7 +47,11 @@ export function availableModels(models: ModelConfig[]): AvailableModelsResponse 
         isCycleableByHotkey: p.id === "reasoning",
         parameterType:
           p.kind === "boolean"
-            ? { booleanParameter: { values: p.values.map((v) => ({ value: v.value, displayName: v.label, increasesModelCost: v.costsMore ?? false })) } }
+            ? {
+                booleanParameter: {
+                  values: p.values.map((v) => ({ value: v.value, displayName: v.label, increasesModelCost: v.costsMore ?? false })),
+                },
+              }
             : { enumParameter: { values: p.values.map((v) => ({ value: v.value, displayName: v.label })) } },
       })),
       variants: variantsOf(m),

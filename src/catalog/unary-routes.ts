@@ -15,13 +15,7 @@ import {
 import { GetEmailResponseSchema } from "../proto/gen/aiserver/v1/unlisted_pb.ts";
 import { GetDefaultModelForCliResponseSchema, GetUsableModelsResponseSchema } from "../proto/gen/agent/v1/agent_pb.ts";
 import type { ModelConfig } from "../provider/types.ts";
-import {
-  availableModels,
-  defaultModel,
-  defaultModelForCli,
-  defaultModelNudgeData,
-  usableModels,
-} from "./models.ts";
+import { availableModels, defaultModel, defaultModelForCli, defaultModelNudgeData, usableModels } from "./models.ts";
 
 export interface UnaryContext {
   models: ModelConfig[];
@@ -66,11 +60,16 @@ export const UNARY_ROUTES: ReadonlyMap<string, Handler> = new Map<string, Handle
   ],
   [
     "/aiserver.v1.AiService/ServerTime",
-    reply(ServerTimeResponseSchema, () => create(ServerTimeResponseSchema, { receiveTimestamp: Date.now(), transmitTimestamp: Date.now() })),
+    reply(ServerTimeResponseSchema, () =>
+      create(ServerTimeResponseSchema, { receiveTimestamp: Date.now(), transmitTimestamp: Date.now() }),
+    ),
   ],
   // Cursor aborts in-flight work when this probe fails, so it must always succeed.
   ["/aiserver.v1.NetworkService/IsConnected", EMPTY],
-  ["/aiserver.v1.AuthService/GetEmail", reply(GetEmailResponseSchema, (ctx) => create(GetEmailResponseSchema, { email: accountEmail(ctx) }))],
+  [
+    "/aiserver.v1.AuthService/GetEmail",
+    reply(GetEmailResponseSchema, (ctx) => create(GetEmailResponseSchema, { email: accountEmail(ctx) })),
+  ],
   ["/aiserver.v1.AuthService/GetUserMeta", EMPTY],
   [
     "/aiserver.v1.DashboardService/GetMe",
@@ -91,7 +90,8 @@ export const UNARY_ROUTES: ReadonlyMap<string, Handler> = new Map<string, Handle
   ["/agent.v1.AgentService/UpdateConversationMetadata", EMPTY],
   [
     "/aiserver.v1.AnalyticsService/BootstrapStatsig",
-    reply(BootstrapStatsigResponseSchema, () => create(BootstrapStatsigResponseSchema, { config: "{}", generatedAtMs: BigInt(Date.now()) })),
+    reply(BootstrapStatsigResponseSchema, () =>
+      create(BootstrapStatsigResponseSchema, { config: "{}", generatedAtMs: BigInt(Date.now()) }),
+    ),
   ],
 ]);
-

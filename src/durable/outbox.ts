@@ -38,7 +38,6 @@ export class Outbox {
     return this.#subscribers.size;
   }
 
-
   /** ms since the last frame was written (for idle heartbeats). */
   idleMs(now = Date.now()): number {
     return now - this.#lastWriteAt;

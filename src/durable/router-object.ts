@@ -46,11 +46,14 @@ export class RouterObject extends DurableObject<Env> {
       this.#waiters.set(requestId, set);
       const waiter: Waiter = {
         resolve,
-        timer: setTimeout(() => {
-          set.delete(waiter);
-          if (set.size === 0) this.#waiters.delete(requestId);
-          resolve(null);
-        }, Math.min(waitMs, ROUTE_WAIT_MS)),
+        timer: setTimeout(
+          () => {
+            set.delete(waiter);
+            if (set.size === 0) this.#waiters.delete(requestId);
+            resolve(null);
+          },
+          Math.min(waitMs, ROUTE_WAIT_MS),
+        ),
       };
       set.add(waiter);
     });

@@ -137,7 +137,6 @@ export class ConversationSession {
     await Promise.allSettled([...this.#runs]);
   }
 
-
   #dispatch(transport: Transport, message: AgentClientMessage, input: AppendInput): void {
     switch (message.message.case) {
       case "runRequest":
@@ -195,8 +194,7 @@ export class ConversationSession {
     const runId = `${input.requestId}:${randomHex(4)}`;
     this.deps.store.ensureConversation(input.conversationId, input.principal);
     this.deps.store.claimRun({ runId, conversationId: input.conversationId, requestId: input.requestId, model: model.name });
-    const emit = (message: AgentServerMessage) =>
-      transport.outbox.push(serverFrame(message), message.message.case === "kvServerMessage");
+    const emit = (message: AgentServerMessage) => transport.outbox.push(serverFrame(message), message.message.case === "kvServerMessage");
     const run = new RunHandle(runId, transport, emit);
     const channel = run.channel;
     transport.state = { kind: "running", run };

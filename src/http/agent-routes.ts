@@ -63,12 +63,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
   }
 }
 
-async function bindConversation(
-  env: AppEnv,
-  principal: Principal,
-  requestId: string,
-  message: AgentClientMessage,
-): Promise<string> {
+async function bindConversation(env: AppEnv, principal: Principal, requestId: string, message: AgentClientMessage): Promise<string> {
   const run = message.message.case === "runRequest" ? message.message.value : undefined;
   // The reference falls back to the request id when Cursor sends no conversation id.
   const conversationId = run?.conversationId || requestId;
@@ -138,10 +133,7 @@ function checkSubagentHeaders(request: Request): { requestId: string; toolCallId
   const requestId = request.headers.get(PARENT_REQUEST_HEADER);
   const toolCallId = request.headers.get(PARENT_TOOL_CALL_HEADER);
   if ((requestId === null) !== (toolCallId === null)) {
-    throw new AppError(
-      "invalid_argument",
-      `subagent requests need both ${PARENT_REQUEST_HEADER} and ${PARENT_TOOL_CALL_HEADER}`,
-    );
+    throw new AppError("invalid_argument", `subagent requests need both ${PARENT_REQUEST_HEADER} and ${PARENT_TOOL_CALL_HEADER}`);
   }
   return requestId !== null && toolCallId !== null ? { requestId, toolCallId } : undefined;
 }

@@ -24,7 +24,7 @@ export async function readUnaryBody(request: Request): Promise<Uint8Array> {
 
 async function singleEnvelope(body: Uint8Array, headers: Headers): Promise<Uint8Array> {
   if (body.byteLength === 0) return body;
-  let frames;
+  let frames: ReturnType<typeof decodeEnvelopes>;
   try {
     frames = decodeEnvelopes(body);
   } catch (err) {

@@ -34,7 +34,7 @@ export async function checkModel(env: AppEnv, name: string, rawBody: unknown): P
     throw problem ? new AppError("failed_precondition", problem) : new AppError("not_found", `model "${name}" is not configured`);
   }
   const parsed = bodySchema.safeParse(rawBody);
-  if (!parsed.success) throw new AppError("invalid_argument", "the body must be {} or {\"prompt\": \"…\"}");
+  if (!parsed.success) throw new AppError("invalid_argument", 'the body must be {} or {"prompt": "…"}');
   return probe(model, parsed.data?.prompt ?? CHECK_PROMPT);
 }
 
@@ -47,7 +47,12 @@ async function probe(model: ModelConfig, prompt: string): Promise<ModelCheckResu
   const signal = AbortSignal.timeout(CHECK_TIMEOUT_MS);
   try {
     const stream = createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}).stream(
-      { model: { ...model, maxOutputTokens: Math.min(model.maxOutputTokens ?? 64, 64) }, messages: [{ role: "user", content: prompt }], tools: [], signal },
+      {
+        model: { ...model, maxOutputTokens: Math.min(model.maxOutputTokens ?? 64, 64) },
+        messages: [{ role: "user", content: prompt }],
+        tools: [],
+        signal,
+      },
       timings,
     );
     for await (const event of stream) {
@@ -64,7 +69,8 @@ async function probe(model: ModelConfig, prompt: string): Promise<ModelCheckResu
       ...(ttftMs !== undefined && { ttftMs }),
       durationMs,
       ...(outputTokens !== undefined && { outputTokens }),
-      ...(outputTokens !== undefined && generatingMs > 0 && { tokensPerSecond: Math.round((outputTokens / generatingMs) * 1000 * 10) / 10 }),
+      ...(outputTokens !== undefined &&
+        generatingMs > 0 && { tokensPerSecond: Math.round((outputTokens / generatingMs) * 1000 * 10) / 10 }),
       text: text.slice(0, 200),
     };
   } catch (err) {

@@ -35,7 +35,13 @@ export const updates = {
     interactionUpdate({ case: "thinkingCompleted", value: { thinkingDurationMs: Math.max(1, Math.round(durationMs)) } }),
   tokenDelta: (tokens: number) => interactionUpdate({ case: "tokenDelta", value: { tokens } }),
   heartbeat: () => interactionUpdate({ case: "heartbeat", value: {} }),
-  turnEnded: (usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; reasoningTokens: number }) =>
+  turnEnded: (usage: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    reasoningTokens: number;
+  }) =>
     interactionUpdate({
       case: "turnEnded",
       value: {

@@ -20,7 +20,10 @@ const UsageSchema = z.object({
 const EventSchema = z.object({
   type: text,
   index: z.number().int().nonnegative().nullish().catch(undefined),
-  message: z.object({ id: text, usage: UsageSchema.nullish().catch(undefined) }).nullish().catch(undefined),
+  message: z
+    .object({ id: text, usage: UsageSchema.nullish().catch(undefined) })
+    .nullish()
+    .catch(undefined),
   content_block: z.record(z.string(), z.unknown()).nullish().catch(undefined),
   delta: z
     .object({

@@ -52,4 +52,3 @@ async function* streamMessages(
  * The next SSE event, or undefined at the end. A transport failure (cut, stall) after
  * message_delta's stop_reason also ends the stream: only the empty message_stop is lost.
  */
-

@@ -59,12 +59,7 @@ export function isProviderError(error: unknown): error is ProviderError {
   return error instanceof ProviderError;
 }
 
-export function classifyHttpFailure(
-  status: number,
-  headers: Headers,
-  bodyText: string,
-  secrets: string[],
-): ProviderError {
+export function classifyHttpFailure(status: number, headers: Headers, bodyText: string, secrets: string[]): ProviderError {
   const detail = errorDetail(bodyText, secrets);
   const message = `provider returned HTTP ${status}${detail ? `: ${detail}` : ""}`;
   return new ProviderError(kindForStatus(status), message, {

@@ -54,4 +54,3 @@ async function* streamChat(
  * The next SSE event, or undefined at the end. A transport failure (cut, stall) after
  * finish_reason also ends the stream: the answer is whole, only the usage chunk is lost.
  */
-

@@ -275,7 +275,7 @@ export class ResponsesStreamParser {
     this.#closeThinking(events);
     for (const call of this.#tools) this.#endCall(call, events);
     // The final output repeats every item; it fills in any item whose done event was missed.
-    (response?.output ?? []).forEach((item, index) => this.#keepReasoning(item, index));
+    for (const [index, item] of (response?.output ?? []).entries()) this.#keepReasoning(item, index);
     if (this.#reasoning.size > 0) {
       const items = [...this.#reasoning.values()].sort((a, b) => a.order - b.order).map((stored) => stored.item);
       events.push({ kind: "replay", value: { provider: RESPONSES_PROVIDER, data: items } });

@@ -47,4 +47,3 @@ async function* streamResponses(
   }
   yield* parser.end();
 }
-

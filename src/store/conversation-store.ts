@@ -62,11 +62,7 @@ export class ConversationStore {
   constructor(readonly db: Db) {}
 
   ensureConversation(conversationId: string, principal: string): void {
-    this.db
-      .insert(conversations)
-      .values({ conversationId, principal, createdAtMs: Date.now() })
-      .onConflictDoNothing()
-      .run();
+    this.db.insert(conversations).values({ conversationId, principal, createdAtMs: Date.now() }).onConflictDoNothing().run();
   }
 
   conversation(conversationId: string) {
@@ -122,7 +118,7 @@ export class ConversationStore {
     const now = Date.now();
     return this.db.transaction((tx) => {
       const run = tx.select().from(runs).where(eq(runs.runId, runId)).get();
-      if (!run || run.status !== "running") return false;
+      if (run?.status !== "running") return false;
       const conv = tx
         .select({ activeRunId: conversations.activeRunId })
         .from(conversations)
@@ -162,7 +158,12 @@ export class ConversationStore {
     const now = Date.now();
     const stuck = this.db
       .update(runs)
-      .set({ status: "failed", finishedAtMs: now, failureCode: "aborted", failureMessage: "interrupted by a restart of the conversation object" })
+      .set({
+        status: "failed",
+        finishedAtMs: now,
+        failureCode: "aborted",
+        failureMessage: "interrupted by a restart of the conversation object",
+      })
       .where(eq(runs.status, "running"))
       .returning({ runId: runs.runId })
       .all()
@@ -216,7 +217,6 @@ export class ConversationStore {
       .run();
   }
 
-
   /** The live branch of the history, oldest first. */
   history(conversationId: string): StoredMessage[] {
     return this.db
@@ -252,7 +252,9 @@ export class ConversationStore {
     const row = this.db
       .select({ runId: messages.runId })
       .from(messages)
-      .where(and(eq(messages.conversationId, conversationId), isNull(messages.supersededByRunId), sql`${messages.messageKey} LIKE 'summary:%'`))
+      .where(
+        and(eq(messages.conversationId, conversationId), isNull(messages.supersededByRunId), sql`${messages.messageKey} LIKE 'summary:%'`),
+      )
       .orderBy(desc(messages.seq))
       .get();
     return row?.runId ?? undefined;
@@ -296,7 +298,11 @@ export class ConversationStore {
     const found = new Set<string>();
     // SQLite caps bound parameters at 100 per statement in Durable Objects.
     for (let i = 0; i < ids.length; i += 90) {
-      const rows = this.db.select({ id: clientBlobs.blobId }).from(clientBlobs).where(inArray(clientBlobs.blobId, ids.slice(i, i + 90))).all();
+      const rows = this.db
+        .select({ id: clientBlobs.blobId })
+        .from(clientBlobs)
+        .where(inArray(clientBlobs.blobId, ids.slice(i, i + 90)))
+        .all();
       for (const row of rows) found.add(row.id);
     }
     return found;
@@ -330,8 +336,6 @@ export class ConversationStore {
       }
     });
   }
-
-
 }
 
 type MessageRow = Pick<typeof messages.$inferSelect, "seq" | "messageKey" | "payloadJson" | "cursorStep" | "mode">;

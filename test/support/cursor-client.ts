@@ -210,12 +210,17 @@ export class FrameReader {
       if (kv.message.case === "setBlobArgs") {
         this.blobs.set(toHex(kv.message.value.blobId), kv.message.value.blobData);
         if (this.behaviour.ackBlobs === false) return;
-        void this.send(clientMessage({ message: { case: "kvClientMessage", value: { id: kv.id, message: { case: "setBlobResult", value: {} } } } }));
+        void this.send(
+          clientMessage({ message: { case: "kvClientMessage", value: { id: kv.id, message: { case: "setBlobResult", value: {} } } } }),
+        );
       } else if (kv.message.case === "getBlobArgs") {
         const data = this.blobs.get(toHex(kv.message.value.blobId));
         void this.send(
           clientMessage({
-            message: { case: "kvClientMessage", value: { id: kv.id, message: { case: "getBlobResult", value: data ? { blobData: data } : {} } } },
+            message: {
+              case: "kvClientMessage",
+              value: { id: kv.id, message: { case: "getBlobResult", value: data ? { blobData: data } : {} } },
+            },
           }),
         );
       }

@@ -15,7 +15,12 @@ export function readSuccess(exec: ExecServerMessage, content: string): AgentClie
     value: {
       result: {
         case: "success",
-        value: { path, output: { case: "content", value: content }, totalLines: content.split("\n").length, fileSize: BigInt(content.length) },
+        value: {
+          path,
+          output: { case: "content", value: content },
+          totalLines: content.split("\n").length,
+          fileSize: BigInt(content.length),
+        },
       },
     },
   });
@@ -34,7 +39,10 @@ export function writeSuccess(exec: ExecServerMessage): AgentClientMessage {
   });
 }
 
-export function shellEvent(exec: ExecServerMessage, event: Extract<ExecResultInit, { case: "shellStream" }>["value"]["event"]): AgentClientMessage {
+export function shellEvent(
+  exec: ExecServerMessage,
+  event: Extract<ExecResultInit, { case: "shellStream" }>["value"]["event"],
+): AgentClientMessage {
   return execResult(exec, { case: "shellStream", value: { event } });
 }
 

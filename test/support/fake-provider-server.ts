@@ -161,12 +161,7 @@ async function control(
   sendJson(res, 404, { error: { message: `fake provider: no control route ${req.method} ${url.pathname}` } });
 }
 
-async function serveProvider(
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  scenarios: Map<string, ScenarioState>,
-): Promise<void> {
+async function serveProvider(req: IncomingMessage, res: ServerResponse, url: URL, scenarios: Map<string, ScenarioState>): Promise<void> {
   const body = await readBody(req);
   const headers = lowerCaseHeaders(req);
   const id = headers[SCENARIO_HEADER] ?? SCENARIO_ID_PATTERN.exec(body)?.[1];

@@ -129,10 +129,7 @@ export interface ScriptedToolCall {
  * empty arguments), the argument chunks (call by call, or round-robin across calls
  * with `interleave`), finish ("tool_calls"), usage, [DONE].
  */
-export function chatToolCalls(
-  calls: ScriptedToolCall[],
-  opts: ChatStreamOptions & { interleave?: boolean } = {},
-): ScriptedResponse {
+export function chatToolCalls(calls: ScriptedToolCall[], opts: ChatStreamOptions & { interleave?: boolean } = {}): ScriptedResponse {
   const id = opts.id ?? newChunkId();
   const argChunk = (index: number, part: string) => chatChunk(id, { tool_calls: [{ index, function: { arguments: part } }] });
   const argSteps: Step[] = [];
@@ -145,7 +142,7 @@ export function chatToolCalls(
       });
     }
   } else {
-    calls.forEach((c, index) => argSteps.push(...c.args.map((part) => argChunk(index, part))));
+    for (const [index, c] of calls.entries()) argSteps.push(...c.args.map((part) => argChunk(index, part)));
   }
   return {
     steps: [

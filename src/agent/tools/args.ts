@@ -47,10 +47,7 @@ export function integer(min?: number) {
 }
 
 /** A boolean that may arrive as "true" or "false". */
-export const boolean = z.preprocess(
-  (value) => (value === "true" ? true : value === "false" ? false : value),
-  z.boolean(),
-);
+export const boolean = z.preprocess((value) => (value === "true" ? true : value === "false" ? false : value), z.boolean());
 
 /**
  * Copies the first present alias onto `key` (e.g. `file_path` → `path`),

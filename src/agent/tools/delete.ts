@@ -28,7 +28,10 @@ function card(args: DeleteToolArgs, toolCallId: string, result?: MessageInitShap
 }
 
 async function runDelete(args: DeleteToolArgs, ctx: ToolContext): Promise<ToolResult> {
-  const call = ctx.client.exec({ case: "deleteArgs", value: { path: args.path, toolCallId: ctx.toolCallId } }, { toolCallId: ctx.toolCallId });
+  const call = ctx.client.exec(
+    { case: "deleteArgs", value: { path: args.path, toolCallId: ctx.toolCallId } },
+    { toolCallId: ctx.toolCallId },
+  );
   const reply = await nextReply(call, "deleteResult");
   if (!reply.ok) {
     return failure(reply.error, card(args, ctx.toolCallId, { result: { case: "error", value: { path: args.path, error: reply.error } } }));

@@ -32,8 +32,10 @@ export function editCard(plan: Pick<EditPlan, "path" | "streamContent">, result?
 
 export async function runEdit(plan: EditPlan, ctx: ToolContext): Promise<ToolResult> {
   const { path } = plan;
-  const fail = (message: string, result: EditResultInit = { result: { case: "error", value: { path, error: message, modelVisibleError: message } } }) =>
-    failure(message, editCard(plan, result));
+  const fail = (
+    message: string,
+    result: EditResultInit = { result: { case: "error", value: { path, error: message, modelVisibleError: message } } },
+  ) => failure(message, editCard(plan, result));
 
   const read = await readCurrent(path, ctx);
   if (!read.ok) return fail(read.message, read.result);
@@ -45,7 +47,10 @@ export async function runEdit(plan: EditPlan, ctx: ToolContext): Promise<ToolRes
   const after = computed.value;
   emitEditContent(ctx, after);
 
-  const write = ctx.client.exec({ case: "writeArgs", value: { path, fileText: after, toolCallId: ctx.toolCallId } }, { toolCallId: ctx.toolCallId });
+  const write = ctx.client.exec(
+    { case: "writeArgs", value: { path, fileText: after, toolCallId: ctx.toolCallId } },
+    { toolCallId: ctx.toolCallId },
+  );
   const writeReply = await nextReply(write, "writeResult");
   if (!writeReply.ok) return fail(writeReply.error);
   const written = writeReply.value.result;
@@ -96,7 +101,9 @@ function writeFailure(
   switch (written.case) {
     case "permissionDenied": {
       const message = `Permission denied writing ${path}${written.value.error ? `: ${written.value.error}` : "."}`;
-      return fail(message, { result: { case: "writePermissionDenied", value: { path, error: written.value.error, isReadonly: written.value.isReadonly } } });
+      return fail(message, {
+        result: { case: "writePermissionDenied", value: { path, error: written.value.error, isReadonly: written.value.isReadonly } },
+      });
     }
     case "rejected": {
       const message = `The user rejected the edit to ${path}${written.value.reason ? `: ${written.value.reason}` : "."}`;

@@ -42,10 +42,7 @@ export async function nextReply<K extends ExecResultCase>(call: ExecCall, expect
 }
 
 /** The same check for an interaction_response. */
-export function interactionReply<K extends InteractionCase>(
-  response: InteractionResponse,
-  expected: K,
-): Reply<InteractionResultOf<K>> {
+export function interactionReply<K extends InteractionCase>(response: InteractionResponse, expected: K): Reply<InteractionResultOf<K>> {
   const result = response.result;
   if (result.case === undefined) return { ok: false, error: "Cursor returned an empty interaction response" };
   if (result.case !== expected) {

@@ -37,7 +37,13 @@ async function runGlob(args: GlobToolArgs, ctx: ToolContext): Promise<ToolResult
   const call = ctx.client.exec(
     {
       case: "grepArgs",
-      value: { pattern: "", path: args.target_directory, glob: args.glob_pattern, outputMode: "files_with_matches", toolCallId: ctx.toolCallId },
+      value: {
+        pattern: "",
+        path: args.target_directory,
+        glob: args.glob_pattern,
+        outputMode: "files_with_matches",
+        toolCallId: ctx.toolCallId,
+      },
     },
     { toolCallId: ctx.toolCallId },
   );

@@ -28,7 +28,10 @@ function renderUnion(union: GrepUnionResult): string {
     case "content": {
       if (r.value.matches.length === 0) return "";
       const blocks = r.value.matches.map((file) =>
-        [file.file, ...file.matches.map((m) => `${m.lineNumber}${m.isContextLine ? "-" : ":"}${m.content}${m.contentTruncated ? " [line cut]" : ""}`)].join("\n"),
+        [
+          file.file,
+          ...file.matches.map((m) => `${m.lineNumber}${m.isContextLine ? "-" : ":"}${m.content}${m.contentTruncated ? " [line cut]" : ""}`),
+        ].join("\n"),
       );
       return withNotes(blocks.join("\n\n"), [`${r.value.totalMatchedLines} matching lines`], r.value);
     }
@@ -44,7 +47,8 @@ function withNotes(
 ): string {
   const notes = [...summary];
   if (flags.headLimitApplied !== undefined) notes.push(`limited to the first ${flags.headLimitApplied} by head_limit`);
-  if (flags.clientTruncated || flags.ripgrepTruncated) notes.push("results were cut off; narrow the search with path, glob or type to see the rest");
+  if (flags.clientTruncated || flags.ripgrepTruncated)
+    notes.push("results were cut off; narrow the search with path, glob or type to see the rest");
   return `${body}\n\n(${notes.join("; ")})`;
 }
 

@@ -24,7 +24,7 @@ export function lineDiff(path: string, before: string, after: string): LineDiff 
   const added = ops.filter((op) => op.kind === "+").length;
   const removed = ops.filter((op) => op.kind === "-").length;
   if (added === 0 && removed === 0) return { added, removed, unified: "" };
-  const unified = [`--- a/${path}`, `+++ b/${path}`, ...hunks(ops)].join("\n") + "\n";
+  const unified = `${[`--- a/${path}`, `+++ b/${path}`, ...hunks(ops)].join("\n")}\n`;
   return { added, removed, unified: unified.length > DIFF_MAX_CHARS ? undefined : unified };
 }
 

@@ -3,7 +3,13 @@
 import { create, fromJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
-import { McpArgsSchema, type McpArgs, type McpSuccess, type McpToolResultSchema, type ToolCall } from "../../proto/gen/agent/v1/agent_pb.ts";
+import {
+  McpArgsSchema,
+  type McpArgs,
+  type McpSuccess,
+  type McpToolResultSchema,
+  type ToolCall,
+} from "../../proto/gen/agent/v1/agent_pb.ts";
 import { optional, parseArgs } from "./args.ts";
 import { failure, success, toolCard } from "./card.ts";
 import { definitionOf } from "./definitions.ts";
@@ -68,7 +74,9 @@ async function runCallMcpTool(args: CallMcpToolArgs, ctx: ToolContext): Promise<
       case "success": {
         const text = mcpText(result.value);
         const done = card(sent, { result: { case: "success", value: result.value } });
-        return result.value.isError ? failure(text || "The MCP tool reported an error.", done) : success(text || "(The MCP tool returned no content.)", done);
+        return result.value.isError
+          ? failure(text || "The MCP tool reported an error.", done)
+          : success(text || "(The MCP tool returned no content.)", done);
       }
       case "error":
         return fail(`The MCP tool failed: ${result.value.error || "unknown error"}`);
@@ -85,7 +93,8 @@ async function runCallMcpTool(args: CallMcpToolArgs, ctx: ToolContext): Promise<
         return fail(`Server ${args.server} has no tool named ${args.toolName}.${available}`);
       }
       case "serverNotFound": {
-        const available = result.value.availableServers.length > 0 ? ` Available servers: ${result.value.availableServers.join(", ")}.` : "";
+        const available =
+          result.value.availableServers.length > 0 ? ` Available servers: ${result.value.availableServers.join(", ")}.` : "";
         return fail(`No MCP server named ${args.server}.${available}`);
       }
       case undefined:
@@ -95,13 +104,13 @@ async function runCallMcpTool(args: CallMcpToolArgs, ctx: ToolContext): Promise<
 }
 
 function mcpText(result: McpSuccess): string {
-  const parts = result.content.map((item) => {
+  const parts = result.content.map((item): string => {
     switch (item.content.case) {
       case "text":
         return item.content.value.text;
       case "image":
         return `[image: ${item.content.value.mimeType || "unknown type"}, ${item.content.value.data.length} bytes]`;
-      case undefined:
+      default:
         return "";
     }
   });

@@ -82,7 +82,10 @@ function readSuccess(args: ReadToolArgs, read: ReadSuccess): ToolResult {
   const base = { path, totalLines: Math.max(0, read.totalLines), fileSize: toUint32(read.fileSize), exceededLimit: read.truncated };
   if (read.output.case === "data") {
     const content = `${path} is a binary file (${read.output.value.length} bytes); its content is not shown.`;
-    return success(content, card(args, { result: { case: "success", value: { ...base, output: { case: "data", value: read.output.value } } } }));
+    return success(
+      content,
+      card(args, { result: { case: "success", value: { ...base, output: { case: "data", value: read.output.value } } } }),
+    );
   }
   const window = textWindow(read.output.value ?? "", args, read);
   const isEmpty = window.lines.length === 0;

@@ -35,9 +35,7 @@ const ShellArgsInput = z.object({
   block_until_ms: optional(integer(0)),
   description: optional(z.string()),
   required_permissions: optional(z.array(z.string())),
-  notify_on_output: optional(
-    z.object({ pattern: z.string(), reason: z.string(), debounce_ms: optional(z.number().nonnegative()) }),
-  ),
+  notify_on_output: optional(z.object({ pattern: z.string(), reason: z.string(), debounce_ms: optional(z.number().nonnegative()) })),
 });
 export type ShellToolArgs = z.output<typeof ShellArgsInput>;
 
@@ -93,7 +91,12 @@ async function runShell(args: ShellToolArgs, ctx: ToolContext): Promise<ToolResu
   const call = ctx.client.exec({ case: "shellStreamArgs", value: shellArgs }, { toolCallId: ctx.toolCallId });
   const output: Output = { stdout: "", stderr: "", interleaved: "" };
   const spawnError = (error: string) =>
-    failure(error, card(shellArgs, { result: { case: "spawnError", value: { command: args.command, workingDirectory: shellArgs.workingDirectory, error } } }));
+    failure(
+      error,
+      card(shellArgs, {
+        result: { case: "spawnError", value: { command: args.command, workingDirectory: shellArgs.workingDirectory, error } },
+      }),
+    );
 
   for (;;) {
     const reply = await nextReply(call, "shellStream");

@@ -3,13 +3,7 @@
 import { normalizeNewlines } from "./text-lines.ts";
 import type { Reply } from "./exec-reply.ts";
 
-export function replaceInText(
-  path: string,
-  before: string,
-  oldString: string,
-  newString: string,
-  replaceAll: boolean,
-): Reply<string> {
+export function replaceInText(path: string, before: string, oldString: string, newString: string, replaceAll: boolean): Reply<string> {
   const text = normalizeNewlines(before);
   const target = normalizeNewlines(oldString);
   const replacement = normalizeNewlines(newString);

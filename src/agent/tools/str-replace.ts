@@ -34,7 +34,10 @@ export const strReplaceTool: Tool<StrReplaceToolArgs> = {
         compute: (current) => {
           if (!current.exists) return { ok: false, error: `File not found: ${args.path}. Use Write to create a new file.` };
           if (!current.complete) {
-            return { ok: false, error: `${args.path} is too large to edit with StrReplace (the client returned only part of it). The file was not changed.` };
+            return {
+              ok: false,
+              error: `${args.path} is too large to edit with StrReplace (the client returned only part of it). The file was not changed.`,
+            };
           }
           return replaceInText(args.path, current.text, args.old_string, args.new_string, args.replace_all ?? false);
         },

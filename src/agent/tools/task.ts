@@ -120,7 +120,9 @@ function subagentSuccess(args: TaskToolArgs, done: SubagentSuccess): ToolResult 
     done.backgroundReason !== SubagentBackgroundReason.UNSPECIFIED || (args.run_in_background === true && done.finalMessage === undefined);
   const body =
     done.finalMessage ??
-    (inBackground ? "The subagent is running in the background; you will be notified when it finishes." : "(The subagent returned no final message.)");
+    (inBackground
+      ? "The subagent is running in the background; you will be notified when it finishes."
+      : "(The subagent returned no final message.)");
   const content = `Subagent name: ${args.description}\nSubagent ID: ${done.agentId}\n\n${body}`;
   const value = {
     agentId: done.agentId,

@@ -25,16 +25,15 @@ const TodoInput = z.object({
   status: optional(z.enum(STATUSES)),
 });
 
-const TodoWriteArgsInput = z
-  .object({ todos: z.array(TodoInput), merge: optional(boolean) })
-  .superRefine((args, issues) => {
-    if (args.merge) return;
-    args.todos.forEach((todo, i) => {
-      for (const field of ["content", "status"] as const) {
-        if (todo[field] === undefined) issues.addIssue({ code: "custom", path: ["todos", i, field], message: "is required unless merge is true" });
-      }
-    });
+const TodoWriteArgsInput = z.object({ todos: z.array(TodoInput), merge: optional(boolean) }).superRefine((args, issues) => {
+  if (args.merge) return;
+  args.todos.forEach((todo, i) => {
+    for (const field of ["content", "status"] as const) {
+      if (todo[field] === undefined)
+        issues.addIssue({ code: "custom", path: ["todos", i, field], message: "is required unless merge is true" });
+    }
   });
+});
 export type TodoWriteToolArgs = z.output<typeof TodoWriteArgsInput>;
 
 type Todo = ToolSessionState["todos"][number];
@@ -49,7 +48,11 @@ export const todoWriteTool: Tool<TodoWriteToolArgs> = {
 };
 
 function card(args: TodoWriteToolArgs, result?: MessageInitShape<typeof UpdateTodosResultSchema>): ToolCall {
-  const todos = args.todos.map((t) => ({ id: t.id, content: t.content ?? "", status: t.status ? STATUS_CODE[t.status] : TodoStatus.UNSPECIFIED }));
+  const todos = args.todos.map((t) => ({
+    id: t.id,
+    content: t.content ?? "",
+    status: t.status ? STATUS_CODE[t.status] : TodoStatus.UNSPECIFIED,
+  }));
   return toolCard({ case: "updateTodosToolCall", value: { args: { todos, merge: args.merge ?? false }, result } });
 }
 

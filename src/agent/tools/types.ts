@@ -17,10 +17,7 @@ export type ExecArgs = MessageInitShape<typeof ExecServerMessageSchema>["message
 export type InteractionQueryInit = MessageInitShape<typeof InteractionQuerySchema>["query"];
 
 /** What the client sent for one exec id, in arrival order. */
-export type ExecEvent =
-  | { kind: "message"; message: ExecClientMessage }
-  | { kind: "stream_close" }
-  | { kind: "throw"; error: string };
+export type ExecEvent = { kind: "message"; message: ExecClientMessage } | { kind: "stream_close" } | { kind: "throw"; error: string };
 
 export interface ExecCall {
   /** The numeric id of this exec (unique per request, never reused). */

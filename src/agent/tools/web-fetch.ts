@@ -33,7 +33,8 @@ function card(args: WebFetchToolArgs, toolCallId: string, result?: MessageInitSh
 
 async function runWebFetch(args: WebFetchToolArgs, ctx: ToolContext): Promise<ToolResult> {
   const { url } = args;
-  const fail = (message: string) => failure(message, card(args, ctx.toolCallId, { result: { case: "error", value: { url, error: message } } }));
+  const fail = (message: string) =>
+    failure(message, card(args, ctx.toolCallId, { result: { case: "error", value: { url, error: message } } }));
   const response = await ctx.client.interaction({ case: "webFetchRequestQuery", value: { args: { url, toolCallId: ctx.toolCallId } } });
   const approval = interactionReply(response, "webFetchRequestResponse");
   if (!approval.ok) return fail(approval.error);
@@ -51,7 +52,12 @@ async function runWebFetch(args: WebFetchToolArgs, ctx: ToolContext): Promise<To
   const result = reply.value.result;
   switch (result.case) {
     case "success":
-      return success(fetchedText(result.value, url), card(args, ctx.toolCallId, { result: { case: "success", value: { url: result.value.url || url, markdown: result.value.content } } }));
+      return success(
+        fetchedText(result.value, url),
+        card(args, ctx.toolCallId, {
+          result: { case: "success", value: { url: result.value.url || url, markdown: result.value.content } },
+        }),
+      );
     case "error":
       return fail(`Fetching ${url} failed: ${result.value.error || "unknown error"}`);
     case undefined:

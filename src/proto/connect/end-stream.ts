@@ -32,4 +32,3 @@ function base64NoPadding(bytes: Uint8Array): string {
   for (const b of bytes) binary += String.fromCharCode(b);
   return btoa(binary).replace(/=+$/, "");
 }
-

@@ -1,6 +1,7 @@
-// One vitest project in the Workers runtime: real Durable Objects, DO SQLite and
-// local D1. A real local HTTP server (test/support/fake-provider-server.ts, started
-// in global setup) stands in for the model providers.
+// Two vitest projects. `unit`: pure modules in Node (test/unit), fast. `workers`:
+// the Workers runtime with real Durable Objects, DO SQLite and local D1; a real
+// local HTTP server (test/support/fake-provider-server.ts, started in global
+// setup) stands in for the model providers.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -9,7 +10,7 @@ export const TEST_API_KEY = "sk-test-never-logged-0123456789";
 
 export default defineConfig(async () => {
   const d1Migrations = await readD1Migrations("./migrations/d1");
-  return {
+  const workers = {
     plugins: [
       cloudflareTest(({ inject }) => {
         const base = `http://127.0.0.1:${inject("fakeProviderPort")}`;
@@ -46,11 +47,15 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
+      name: "workers",
       globalSetup: ["./test/global-setup.ts"],
       setupFiles: ["./test/setup.ts"],
       include: ["test/**/*.test.ts"],
+      exclude: ["test/unit/**"],
       testTimeout: 20_000,
       hookTimeout: 20_000,
     },
   };
+  const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000 } };
+  return { test: { projects: [unit, workers] } };
 });

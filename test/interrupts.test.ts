@@ -6,7 +6,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import type { ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { conversationName } from "../src/durable/names.ts";
-import { RunRegistry } from "../src/durable/run-registry.ts";
+import { ActiveRun } from "../src/durable/active-run.ts";
 import { ConversationStore } from "../src/store/conversation-store.ts";
 import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
 import {
@@ -70,17 +70,17 @@ function runRows(conversationId: string) {
 
 describe("interrupts", () => {
   it("activating a second run on a conversation cancels the first and leaves the second; releasing the first does not touch the second; shutdown cancels the second", () => {
-    const registry = new RunRegistry();
+    const active = new ActiveRun();
     const first = new AbortController();
     const second = new AbortController();
     const run = (c: AbortController) => ({ cancel: (reason: string) => c.abort(reason) });
-    registry.activate("conversation", "first", run(first));
-    registry.activate("conversation", "second", run(second));
+    active.activate("first", run(first));
+    active.activate("second", run(second));
     expect(first.signal.aborted).toBe(true);
     expect(second.signal.aborted).toBe(false);
-    registry.release("conversation", "first");
+    active.release("first");
     expect(second.signal.aborted).toBe(false);
-    registry.shutdown();
+    active.shutdown();
     expect(second.signal.aborted).toBe(true);
   });
 

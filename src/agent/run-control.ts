@@ -1,5 +1,6 @@
 // Steering a live run from outside: injected messages queue here and interrupt
-// only the active model cycle or tool round, never the whole run.
+// only the active model cycle or tool round, never the whole run. `offer` is the
+// one place that decides what happens to input arriving mid-run.
 import { interactionUpdate } from "../proto/frames.ts";
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 
@@ -10,12 +11,20 @@ export interface Injection {
   text: string;
   /** System context is model input only: not a user turn, not shown as one. */
   kind: "user" | "system";
+  /** A runtime user message (not injected context): it stops a tool round instead of joining it. */
+  stopsTools?: boolean;
 }
 
-export type RunPhase = "preparing" | "model" | "tools" | "finishing";
+type RunPhase = "preparing" | "model" | "tools" | "finishing";
+
+/**
+ * What became of offered input: `injected` into this run, `queued` for the next run
+ * (this one takes no more input), or `interrupt`: stop this run, the input opens the next.
+ */
+export type Offer = "injected" | "queued" | "interrupt";
 
 /** Thrown into a cycle that an injection interrupted; the run itself goes on. */
-export class CycleInterrupted extends Error {
+class CycleInterrupted extends Error {
   override readonly name = "CycleInterrupted";
   constructor() {
     super("interrupted by injected context");
@@ -32,10 +41,6 @@ export class RunControl {
     readonly emit: (message: AgentServerMessage) => void,
   ) {}
 
-  get phase(): RunPhase {
-    return this.#phase;
-  }
-
   get hasQueued(): boolean {
     return this.#queue.length > 0;
   }
@@ -47,9 +52,26 @@ export class RunControl {
     return AbortSignal.any([this.runSignal, this.#cycle.signal]);
   }
 
-  end(next: RunPhase = "preparing"): void {
+  /** Ends the cycle that `begin` started. */
+  end(): void {
     this.#cycle = null;
-    this.#phase = next;
+    this.#phase = "preparing";
+  }
+
+  /** From here on the run takes no more input (the fixed tail, or a summary). */
+  finishing(): void {
+    this.#cycle = null;
+    this.#phase = "finishing";
+  }
+
+  /** Offers input that arrived mid-run; see `Offer`. */
+  offer(injection: Injection): Offer {
+    // A run that is cancelled but not finished yet takes no more input.
+    if (this.runSignal.aborted || this.#phase === "finishing") return "queued";
+    // A newer message while tools run on the client stops the turn.
+    if (this.#phase === "tools" && injection.stopsTools) return "interrupt";
+    this.inject(injection);
+    return "injected";
   }
 
   /** Queues an injection (announced at once) and interrupts the active cycle, if any. */

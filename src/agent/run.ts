@@ -2,7 +2,7 @@
 // message), then model call → tool round → model call … until the model answers
 // without tools; checkpoints between, turn_ended and the checkpoint tail last.
 import type { AgentServerMessage, ConversationStateStructure } from "../proto/gen/agent/v1/agent_pb.ts";
-import { updates } from "../proto/frames.ts";
+import { interactionUpdate, updates } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore, NewMessage } from "../store/conversation-store.ts";
 import {
@@ -12,11 +12,12 @@ import {
   type ModelConfig,
   type Provider,
   type ToolCallPart,
+  type ToolDefinition,
   type Usage,
 } from "../provider/types.ts";
 import { callModel } from "./model-call.ts";
 import { SYSTEM_PROMPT } from "./prompt.ts";
-import { runFailure } from "./errors.ts";
+import { settleRun, type RunEnding, type RunOutcome } from "./settle.ts";
 import type { RequestChannel } from "./client-channel.ts";
 import { prepareCheckpoint } from "./checkpoint-sync.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
@@ -26,8 +27,6 @@ import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
 import { compactHistory, estimateTokens, exceedsWindow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
 import { isContextOverflow } from "./context-overflow.ts";
-import { interactionUpdate } from "../proto/frames.ts";
-import { errorKind } from "../proto/connect/log-safe.ts";
 import type { RunControl, Injection } from "./run-control.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
@@ -63,119 +62,157 @@ export interface RunDeps {
   emit: (message: AgentServerMessage) => void;
 }
 
-export type RunOutcome =
-  | { status: "completed"; usage: Usage }
-  | { status: "cancelled"; usage: Usage }
-  | { status: "failed"; usage: Usage; error: AppError };
-
 export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutcome> {
-  let usage = emptyUsage();
-  let lastCallTokens = 0;
-  const prepare = (pending?: Extract<ChatMessage, { role: "assistant" }>) =>
-    prepareCheckpoint(deps, {
-      history: deps.store.history(input.conversationId),
-      ...summaryOf(deps.store, input.conversationId),
-      ...(pending && { pending }),
-      usedTokens: lastCallTokens,
-      maxTokens: input.model.contextWindow,
-      mode: input.state.mode,
-      todos: input.state.todos,
-    });
-  // A stopped run publishes nothing more: its checkpoints would land in another run's stream.
-  const checkpoint = async (pending?: Extract<ChatMessage, { role: "assistant" }>) => {
-    const message = await prepare(pending);
-    input.signal.throwIfAborted();
-    deps.emit(message);
-  };
-  const { control } = input;
-  let compacted = false;
-  const compact = async (keepCurrentQuery: boolean) => {
-    compacted = true;
-    const summaryUsage = await compactHistory(deps, { ...input, keepCurrentQuery });
-    usage = addUsage(usage, summaryUsage);
-    lastCallTokens = summaryUsage.outputTokens;
-  };
+  const tally = new RunTally();
+  let ending: RunEnding;
   try {
     await prepareHistory(deps, input);
-    if (input.action.kind === "summarize") {
-      control.end("finishing"); // input arriving during a summary waits for the next turn
-      await compact(false);
-      const final = await prepare();
-      input.signal.throwIfAborted();
-      deps.emit(updates.turnEnded(usage));
-      for (let i = 0; i < 3; i++) deps.emit(final);
-      return { status: "completed", usage };
-    }
-    for (const queued of input.queued ?? []) control.inject(queued);
-    // Resume: tool calls left pending by an interrupted run run first, before any model call.
-    const pending = pendingCalls(deps.store, input.conversationId);
-    if (pending) {
-      await runRound(deps, input, "resume", pending.calls);
-      await checkpoint();
-    }
-    for (let call = 0; ; call++) {
-      if (call >= MAX_MODEL_CALLS_PER_RUN) {
-        throw new AppError("resource_exhausted", `the run stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls`);
-      }
-      input.signal.throwIfAborted();
-      deliverInjections(deps, input);
-      let messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message));
-      const tools = input.tools.map((t) => t.definition);
-      if (!compacted && exceedsWindow(input.model, estimateTokens(messages, tools))) {
-        await compact(true);
-        messages = projectHistory(deps.store.history(input.conversationId).map((m) => m.message));
-      }
-      const cycle = control.begin("model");
-      let result: Awaited<ReturnType<typeof callModel>>;
-      try {
-        result = await callModel(deps, {
-          runId: input.runId,
-          conversationId: input.conversationId,
-          model: input.model,
-          messages,
-          tools,
-          cardFor: (name) => input.tools.find((t) => t.name === name)?.emptyCard(),
-          signal: cycle,
-        });
-      } catch (err) {
-        if (control.interrupted(cycle)) continue; // injected context: restart this model cycle only
-        if (!compacted && isContextOverflow(err)) {
-          control.end();
-          await compact(true); // at most once per run
-          continue;
-        }
-        throw err;
-      } finally {
-        control.end();
-      }
-      usage = addUsage(usage, result.usage);
-      lastCallTokens = result.usage.inputTokens + result.usage.outputTokens;
-      input.signal.throwIfAborted();
-      deps.store.appendMessages(input.conversationId, input.runId, [{ message: result.assistant }]);
-      const calls = result.assistant.toolCalls ?? [];
-      if (calls.length === 0) {
-        if (control.hasQueued) continue; // the model answers what arrived meanwhile
-        break;
-      }
-      await checkpoint(result.assistant); // staged: calls pending
-      await runRound(deps, input, result.modelCallId, calls);
-      await checkpoint(); // settled: the barrier before the next model call
-    }
-    control.end("finishing");
-    // The fixed tail: blobs acknowledged, turn_ended, then the final checkpoint three
-    // times (Cursor's staged → settled → settled; no calls are pending, so they are equal).
-    const final = await prepare();
-    input.signal.throwIfAborted();
-    // Emitted without an await in between, so a cancel cannot split the tail.
-    deps.emit(updates.turnEnded(usage));
-    for (let i = 0; i < 3; i++) deps.emit(final);
-    return { status: "completed", usage };
-  } catch (err) {
-    if (input.signal.aborted) return { status: "cancelled", usage };
-    const error = runFailure(err, input.model.name);
-    if (error.code === "internal") console.error("byok-edge: run failed", input.runId, errorKind(error.cause));
-    return { status: "failed", usage, error };
+    if (input.action.kind === "summarize") await summarize(deps, input, tally);
+    else await converse(deps, input, tally);
+    ending = { kind: "completed", usage: tally.usage };
+  } catch (error) {
+    ending = { kind: "threw", usage: tally.usage, error };
   }
+  return settleRun(deps, { runId: input.runId, modelName: input.model.name, signal: input.signal }, ending);
+}
+
+/** What a run has spent so far, and whether it has compacted (at most once per run). */
+class RunTally {
+  usage = emptyUsage();
+  /** Tokens of the last call: how full the context is, for the checkpoint. */
+  lastCallTokens = 0;
+  compacted = false;
+
+  addCall(usage: Usage): void {
+    this.usage = addUsage(this.usage, usage);
+    this.lastCallTokens = usage.inputTokens + usage.outputTokens;
+  }
+
+  addSummary(usage: Usage): void {
+    this.compacted = true;
+    this.usage = addUsage(this.usage, usage);
+    this.lastCallTokens = usage.outputTokens;
+  }
+}
+
+/** `/summarize` or summarize_action: compact the history, then the fixed tail. */
+async function summarize(deps: RunDeps, input: RunInput, tally: RunTally): Promise<void> {
+  input.control.finishing(); // input arriving during a summary waits for the next turn
+  tally.addSummary(await compactHistory(deps, { ...input, keepCurrentQuery: false }));
+  await finishTurn(deps, input, tally);
+}
+
+/** Model call → tool round → model call … until the model answers without tools. */
+async function converse(deps: RunDeps, input: RunInput, tally: RunTally): Promise<void> {
+  const { control } = input;
+  for (const queued of input.queued ?? []) control.inject(queued);
+  // Resume: tool calls left pending by an interrupted run run first, before any model call.
+  const pending = pendingCalls(deps.store, input.conversationId);
+  if (pending) {
+    await runRound(deps, input, "resume", pending.calls);
+    await checkpoint(deps, input, tally);
+  }
+  const tools = input.tools.map((t) => t.definition);
+  for (let call = 0; ; call++) {
+    if (call >= MAX_MODEL_CALLS_PER_RUN) {
+      throw new AppError("resource_exhausted", `the run stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls`);
+    }
+    input.signal.throwIfAborted();
+    deliverInjections(deps, input);
+    if (!tally.compacted && exceedsWindow(input.model, estimateTokens(liveMessages(deps, input), tools))) {
+      await compact(deps, input, tally);
+    }
+    const cycle = await modelCycle(deps, input, liveMessages(deps, input), tools);
+    if (cycle.kind === "interrupted") continue; // injected context: restart this model cycle only
+    if (cycle.kind === "overflow") {
+      if (tally.compacted) throw cycle.error;
+      await compact(deps, input, tally);
+      continue;
+    }
+    const { result } = cycle;
+    tally.addCall(result.usage);
+    input.signal.throwIfAborted();
+    deps.store.appendMessages(input.conversationId, input.runId, [{ message: result.assistant }]);
+    const calls = result.assistant.toolCalls ?? [];
+    if (calls.length === 0) {
+      if (control.hasQueued) continue; // the model answers what arrived meanwhile
+      break;
+    }
+    await checkpoint(deps, input, tally, result.assistant); // staged: calls pending
+    await runRound(deps, input, result.modelCallId, calls);
+    await checkpoint(deps, input, tally); // settled: the barrier before the next model call
+  }
+  control.finishing();
+  await finishTurn(deps, input, tally);
+}
+
+type ModelCycle =
+  | { kind: "answered"; result: Awaited<ReturnType<typeof callModel>> }
+  /** Injected input interrupted the call; the run goes on. */
+  | { kind: "interrupted" }
+  /** The provider said the prompt is too long. */
+  | { kind: "overflow"; error: unknown };
+
+/** One model call, interruptible by injected input. */
+async function modelCycle(deps: RunDeps, input: RunInput, messages: ChatMessage[], tools: ToolDefinition[]): Promise<ModelCycle> {
+  const signal = input.control.begin("model");
+  try {
+    const result = await callModel(deps, {
+      runId: input.runId,
+      conversationId: input.conversationId,
+      model: input.model,
+      messages,
+      tools,
+      cardFor: (name) => input.tools.find((t) => t.name === name)?.emptyCard(),
+      signal,
+    });
+    return { kind: "answered", result };
+  } catch (error) {
+    if (input.control.interrupted(signal)) return { kind: "interrupted" };
+    if (isContextOverflow(error)) return { kind: "overflow", error };
+    throw error;
+  } finally {
+    input.control.end();
+  }
+}
+
+async function compact(deps: RunDeps, input: RunInput, tally: RunTally): Promise<void> {
+  tally.addSummary(await compactHistory(deps, { ...input, keepCurrentQuery: true }));
+}
+
+function liveMessages(deps: RunDeps, input: RunInput): ChatMessage[] {
+  return projectHistory(deps.store.history(input.conversationId).map((m) => m.message));
+}
+
+function prepareFor(deps: RunDeps, input: RunInput, tally: RunTally, pending?: Extract<ChatMessage, { role: "assistant" }>) {
+  return prepareCheckpoint(deps, {
+    history: deps.store.history(input.conversationId),
+    ...summaryOf(deps.store, input.conversationId),
+    ...(pending && { pending }),
+    usedTokens: tally.lastCallTokens,
+    maxTokens: input.model.contextWindow,
+    mode: input.state.mode,
+    todos: input.state.todos,
+  });
+}
+
+/** A checkpoint between steps. A stopped run publishes nothing more: it would land in another run's stream. */
+async function checkpoint(deps: RunDeps, input: RunInput, tally: RunTally, pending?: Extract<ChatMessage, { role: "assistant" }>) {
+  const message = await prepareFor(deps, input, tally, pending);
+  input.signal.throwIfAborted();
+  deps.emit(message);
+}
+
+/**
+ * The fixed tail: blobs acknowledged, turn_ended, then the final checkpoint three times
+ * (Cursor's staged → settled → settled; no calls are pending, so they are equal).
+ */
+async function finishTurn(deps: RunDeps, input: RunInput, tally: RunTally): Promise<void> {
+  const final = await prepareFor(deps, input, tally);
+  input.signal.throwIfAborted();
+  // Emitted without an await in between, so a cancel cannot split the tail.
+  deps.emit(updates.turnEnded(tally.usage));
+  for (let i = 0; i < 3; i++) deps.emit(final);
 }
 
 /** Runs a tool round; an injection interrupts it (unfinished calls get a synthetic result). */

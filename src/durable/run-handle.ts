@@ -1,8 +1,7 @@
-// A live run: its id, where its output goes, how to stop it, and how to steer it.
+// A live run: its id, how to stop it, how to steer it, and its reverse RPCs to the client.
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { RunControl } from "../agent/run-control.ts";
-import { RequestChannel } from "../agent/client-channel.ts";
-import type { Transport } from "./transport.ts";
+import { RequestChannel, type RequestIds } from "../agent/client-channel.ts";
 
 export class RunHandle {
   readonly #controller = new AbortController();
@@ -12,24 +11,18 @@ export class RunHandle {
 
   constructor(
     readonly runId: string,
-    readonly transport: Transport,
+    ids: RequestIds,
     emit: (message: AgentServerMessage) => void,
   ) {
     this.control = new RunControl(this.#controller.signal, emit);
-    this.channel = new RequestChannel(emit, this.#controller.signal, transport.ids);
+    this.channel = new RequestChannel(emit, this.#controller.signal, ids);
   }
 
   get signal(): AbortSignal {
     return this.#controller.signal;
   }
 
-  get cancelled(): boolean {
-    return this.#controller.signal.aborted;
-  }
-
   cancel(reason: string): void {
-    if (!this.#controller.signal.aborted) {
-      this.#controller.abort(new DOMException(reason, "AbortError"));
-    }
+    if (!this.#controller.signal.aborted) this.#controller.abort(new DOMException(reason, "AbortError"));
   }
 }

@@ -1,12 +1,76 @@
-// Reading a run_request: what it asks the run to do, and the client's own copy
-// of the conversation it may carry.
+// Reading a run_request: `planRun` turns it into the run's input (model, action,
+// tools, the client's own copy of the conversation) or a clear error. Pure: it
+// reads the catalogue and the stored conversation and changes nothing.
 import type { AgentRunRequest } from "../proto/gen/agent/v1/agent_pb.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { toHex } from "../agent/checkpoint.ts";
-import type { RunAction } from "../agent/run.ts";
+import type { RunAction, RunInput } from "../agent/run.ts";
+import { subagentModelResolver } from "../agent/subagent-model.ts";
+import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
+import type { ModelCatalog } from "../config/models.ts";
+import { applyParameters, parseVariant } from "../config/model-parameters.ts";
+import type { ModelConfig } from "../provider/types.ts";
+import type { ConversationStore } from "../store/conversation-store.ts";
 
 /** One message must fit a history row (the object's SQLite caps rows at 2 MB). */
 const USER_TEXT_MAX_BYTES = 1_000_000;
+
+/** Everything a run needs that the run_request decides; the session adds the run's own handles. */
+export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued">;
+
+export interface RunRequestContext {
+  requestId: string;
+  conversationId: string;
+  /** A subagent's request (it carries both x-parent-* headers). */
+  isSubagent: boolean;
+}
+
+export function planRun(
+  request: AgentRunRequest,
+  context: RunRequestContext,
+  catalog: ModelCatalog,
+  store: ConversationStore,
+): { plan: RunPlan } | { error: AppError } {
+  const model = resolveModel(request, catalog, store.conversation(context.conversationId)?.lastModel);
+  if ("error" in model) return model;
+  const action = runAction(request);
+  if ("error" in action) return action;
+  const subagent = context.isSubagent || !!request.subagentTypeName;
+  const userMode = request.action?.action.case === "userMessageAction" ? request.action.action.value.userMessage?.mode : undefined;
+  return {
+    plan: {
+      requestId: context.requestId,
+      conversationId: context.conversationId,
+      model: model.model,
+      action: action.action,
+      tools: subagent ? SUBAGENT_TOOLS : AGENT_TOOLS,
+      state: { todos: [], mode: userMode || request.conversationState?.mode || 1 },
+      ...clientState(request),
+      resolveSubagentModel: subagentModelResolver(
+        model.model.name,
+        catalog.models.map((m) => m.name),
+        request.subagentModelOverrides,
+      ),
+    },
+  };
+}
+
+/** The requested model (or the conversation's last one), with Cursor's parameters applied. */
+function resolveModel(
+  request: AgentRunRequest,
+  catalog: ModelCatalog,
+  lastModel: string | null | undefined,
+): { model: ModelConfig } | { error: AppError } {
+  const variant = parseVariant(request.requestedModel?.modelId || request.modelDetails?.modelId || lastModel || "");
+  const requested = variant.name;
+  if (!requested) return { error: new AppError("invalid_argument", "run_request names no model and the conversation has none yet") };
+  const model = catalog.models.find((m) => m.name === requested);
+  if (model) return { model: applyParameters(model, [...variant.parameters, ...(request.requestedModel?.parameters ?? [])]) };
+  const problem = catalog.problems.get(requested);
+  if (problem) return { error: new AppError("failed_precondition", problem) };
+  const names = catalog.models.map((m) => m.name).join(", ") || "none";
+  return { error: new AppError("not_found", `model "${requested}" is not configured (configured: ${names})`) };
+}
 
 /** Bytes the text takes in a stored row: JSON-escaped, UTF-8. */
 function storedSize(text: string): number {
@@ -14,7 +78,7 @@ function storedSize(text: string): number {
 }
 
 /** What the run_request asks for: a user message, a resume or a summary; other actions are refused clearly. */
-export function runAction(request: AgentRunRequest): { action: RunAction } | { error: AppError } {
+function runAction(request: AgentRunRequest): { action: RunAction } | { error: AppError } {
   const action = request.action?.action;
   switch (action?.case) {
     case "userMessageAction": {
@@ -43,7 +107,7 @@ export function runAction(request: AgentRunRequest): { action: RunAction } | { e
 }
 
 /** The client's own copy of the conversation, when it sent one with content. */
-export function clientState(request: AgentRunRequest) {
+function clientState(request: AgentRunRequest) {
   const state = request.conversationState;
   if (!state || state.rootPromptMessagesJson.length === 0) return {};
   const prefetched = new Map(request.preFetchedBlobs.map((b) => [toHex(b.id), b.value] as const));

@@ -1,95 +1,78 @@
-// ConversationActions that arrive on a live request (spec §3.6): cancel, a new
-// user message, injected context, cancelling one subagent. Anything else is
-// ignored without failing the run.
-import type { ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
-import { interactionUpdate, serverFrame } from "../proto/frames.ts";
+// ConversationActions that arrive on a live request (docs/protocol.md#interrupts):
+// cancel, a new user message, injected context, cancelling one subagent. What
+// happens to input is the run's decision (RunControl.offer); this file turns
+// actions into offers and says the outcome to the client. Anything else is ignored.
+import type { ConversationAction, InjectContextAction } from "../proto/gen/agent/v1/agent_pb.ts";
+import { interactionUpdate } from "../proto/frames.ts";
 import type { Injection } from "../agent/run-control.ts";
-import type { Transport } from "./transport.ts";
+import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { RunHandle } from "./run-handle.ts";
 
 export interface RuntimeActionContext {
-  transport: Transport;
-  /** Where work goes that arrives after a run has stopped taking input. */
+  /** The request's live run, if it still takes actions. */
+  run: RunHandle | undefined;
+  requestId: string;
+  /** Injection ids already rejected for naming another run (each is rejected once). */
+  rejectedInjections: Set<string>;
+  /** Writes a frame to the request's stream. */
+  emit(message: AgentServerMessage): void;
+  /** Where input goes that arrives after a run has stopped taking it. */
   queueForNextRun(injection: Injection): void;
 }
 
 export function applyRuntimeAction(ctx: RuntimeActionContext, action: ConversationAction): void {
-  const { transport } = ctx;
-  // A run that is cancelled but not finished yet takes no more input.
-  const run = transport.state.kind === "running" && !transport.state.run.cancelled ? transport.state.run : undefined;
   switch (action.action.case) {
     case "cancelAction":
-      run?.cancel("cancelled by the user");
+      ctx.run?.cancel("cancelled by the user");
       return;
     case "userMessageAction": {
       const user = action.action.value.userMessage;
-      const injection: Injection = {
-        id: `user-message:${user?.messageId ?? ""}`,
-        messageId: user?.messageId ?? "",
-        text: user?.text ?? "",
-        kind: "user",
-      };
-      if (!run || run.control.phase === "finishing") {
-        queueForNextTurn(ctx, injection);
-      } else if (run.control.phase === "tools") {
-        // A newer message while tools run on the client stops the turn (the
-        // reference's behaviour); the message itself opens the next one.
-        run.cancel("interrupted by a newer user message");
-        queueForNextTurn(ctx, injection);
-      } else {
-        run.control.inject(injection);
-      }
+      const messageId = user?.messageId ?? "";
+      offer(ctx, { id: `user-message:${messageId}`, messageId, text: user?.text ?? "", kind: "user", stopsTools: true });
       return;
     }
     case "injectContextAction": {
       const inject = action.action.value;
-      if (inject.expectedRunId !== transport.requestId) {
-        if (transport.rejectedInjections.has(inject.injectionId)) return; // rejected once per id
-        transport.rejectedInjections.add(inject.injectionId);
-        transport.outbox.push(
-          serverFrame(
-            interactionUpdate({
-              case: "contextInjectionState",
-              value: {
-                injectionId: inject.injectionId,
-                state: {
-                  state: {
-                    case: "rejected",
-                    value: { reason: `InjectContextAction expected run ${inject.expectedRunId}, active run is ${transport.requestId}` },
-                  },
-                },
-              },
-            }),
-          ),
-        );
-        return;
-      }
-      const injection = injectionOf(inject);
-      if (!run || run.control.phase === "finishing") queueForNextTurn(ctx, injection);
-      else run.control.inject(injection);
+      if (inject.expectedRunId === ctx.requestId) offer(ctx, injectionOf(inject));
+      else reject(ctx, inject);
       return;
     }
     case "cancelSubagentAction":
-      transport.channel?.abortToolCall(action.action.value.subagentId, "The subagent was cancelled by the user.");
+      ctx.run?.channel.abortToolCall(action.action.value.subagentId, "The subagent was cancelled by the user.");
       return;
     default:
       return;
   }
 }
 
-/** Late input is kept for the next run of the conversation, and the client is told so. */
-function queueForNextTurn(ctx: RuntimeActionContext, injection: Injection): void {
+function offer(ctx: RuntimeActionContext, injection: Injection): void {
+  const outcome = ctx.run?.control.offer(injection) ?? "queued";
+  if (outcome === "injected") return;
+  // The newer message stops the turn and opens the next one, as Cursor's own backend does.
+  if (outcome === "interrupt") ctx.run?.cancel("interrupted by a newer user message");
   ctx.queueForNextRun(injection);
-  ctx.transport.outbox.push(
-    serverFrame(
-      interactionUpdate({
-        case: "contextInjectionState",
-        value: { injectionId: injection.id, state: { state: { case: "queuedForNextTurn", value: {} } } },
-      }),
-    ),
+  ctx.emit(
+    interactionUpdate({
+      case: "contextInjectionState",
+      value: { injectionId: injection.id, state: { state: { case: "queuedForNextTurn", value: {} } } },
+    }),
   );
 }
 
-function injectionOf(inject: Extract<ConversationAction["action"], { case: "injectContextAction" }>["value"]): Injection {
+/** An injection naming another run is rejected, once per injection id, with the reason. */
+function reject(ctx: RuntimeActionContext, inject: InjectContextAction): void {
+  if (ctx.rejectedInjections.has(inject.injectionId)) return;
+  ctx.rejectedInjections.add(inject.injectionId);
+  const reason = `InjectContextAction expected run ${inject.expectedRunId}, active run is ${ctx.requestId}`;
+  ctx.emit(
+    interactionUpdate({
+      case: "contextInjectionState",
+      value: { injectionId: inject.injectionId, state: { state: { case: "rejected", value: { reason } } } },
+    }),
+  );
+}
+
+function injectionOf(inject: InjectContextAction): Injection {
   const payload = inject.payload;
   if (payload.case === "userContext") {
     const user = payload.value.userMessage;

@@ -1,35 +1,38 @@
-// The live session of one conversation: its requests (transports) and its one
-// active run. Appends arrive here in any order and leave the inbox in seqno
-// order; runs report their outcome here, and this is the one place that ends
-// a request's stream.
-import type { AgentClientMessage, AgentRunRequest, AgentServerMessage, ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
+// The live session of one conversation: its requests and its one active run.
+// Each request's state changes only in request-lifecycle.ts; this file feeds it
+// events and carries out the effects it returns (streams, runs, timers).
+import type { AgentClientMessage, AgentRunRequest, AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import type { Injection } from "../agent/run-control.ts";
-import { RunRegistry } from "./run-registry.ts";
-import { applyRuntimeAction } from "./runtime-actions.ts";
-import { runAgent, type RunOutcome } from "../agent/run.ts";
-import { clientState, runAction } from "./run-request.ts";
-import { subagentModelResolver } from "../agent/subagent-model.ts";
-import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
+import { runAgent } from "../agent/run.ts";
+import { settleRun, type RunOutcome } from "../agent/settle.ts";
+import type { RequestIds } from "../agent/client-channel.ts";
 import { decodeClientMessage, HEARTBEAT_FRAME, serverFrame } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
-import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
+import { RUN_CANCELLED } from "../agent/errors.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ModelCatalog } from "../config/models.ts";
-import { applyParameters, parseVariant } from "../config/model-parameters.ts";
-import type { ModelConfig, Provider } from "../provider/types.ts";
-import { RUN_CANCELLED } from "../agent/errors.ts";
-import { Transport } from "./transport.ts";
-import { INBOX_MAX_BUFFERED } from "./inbox.ts";
-import type { Subscription } from "./outbox.ts";
+import { emptyUsage, type ModelConfig, type Provider } from "../provider/types.ts";
+import { ActiveRun } from "./active-run.ts";
+import { applyRuntimeAction } from "./runtime-actions.ts";
+import { planRun, type RunPlan } from "./run-request.ts";
 import { RunHandle } from "./run-handle.ts";
+import { Outbox, type Subscription } from "./outbox.ts";
+import {
+  type AppendStatus,
+  initialState,
+  reduce,
+  type RequestEffect,
+  type RequestEvent,
+  type RequestState,
+  restoredState,
+  type Transition,
+} from "./request-lifecycle.ts";
 
 /** A quiet running turn sends a heartbeat this often so proxies keep the stream open. */
-export const IDLE_HEARTBEAT_MS = 5_000;
+const IDLE_HEARTBEAT_MS = 5_000;
 /** How often quiet streams are checked; a fraction of the heartbeat so none is late by a whole period. */
 const HEARTBEAT_TICK_MS = 1_000;
-/** Ended requests stay replayable this long after their end (pruned when new requests arrive). */
-const ENDED_TRANSPORT_TTL_MS = 10 * 60 * 1000;
 
 export interface SessionDeps {
   store: ConversationStore;
@@ -41,7 +44,7 @@ export interface SessionDeps {
   onRunFinished: (summary: RunSummary) => void;
 }
 
-export interface RunSummary {
+interface RunSummary {
   runId: string;
   conversationId: string;
   model: string;
@@ -59,16 +62,26 @@ export interface AppendInput {
   parent?: { requestId: string; toolCallId: string };
 }
 
-export type AppendResult =
-  | { status: "accepted" }
-  | { status: "buffered" }
-  | { status: "duplicate" }
-  | { status: "stale" }
-  | { status: "overflow" };
+export type AppendResult = { status: AppendStatus };
+
+/** One request id: its state (owned by the reducer) and what the session keeps for it. */
+interface RequestSlot {
+  readonly requestId: string;
+  state: RequestState;
+  /** The current stream; a reused request id gets a new one. */
+  outbox: Outbox;
+  /** The request's exec/KV id space, continued by every run on it. */
+  readonly ids: RequestIds;
+  readonly rejectedInjections: Set<string>;
+  grace: ReturnType<typeof setTimeout> | undefined;
+}
+
+type Event = RequestEvent<RunPlan>;
+type Effect = RequestEffect<RunPlan>;
 
 export class ConversationSession {
-  readonly #transports = new Map<string, Transport>();
-  readonly #registry = new RunRegistry<RunHandle>();
+  readonly #requests = new Map<string, RequestSlot>();
+  readonly #active = new ActiveRun<RunHandle>();
   /** Runtime input that arrived after its run stopped taking input; the next run starts with it. */
   #queuedForNextRun: Injection[] = [];
   readonly #runs = new Set<Promise<void>>();
@@ -77,59 +90,27 @@ export class ConversationSession {
   constructor(readonly deps: SessionDeps) {}
 
   subscribe(requestId: string): Subscription {
-    const known = this.#transports.get(requestId);
-    if (!known) {
-      // This object restarted since the request's run began: say so instead of waiting forever.
-      const run = this.deps.store.latestRunOfRequest(requestId);
-      if (run && run.status !== "running") return { id: "", stream: endedStream(run.status, run.failureCode) };
-    }
-    const transport = known ?? this.#transport(requestId);
-    if (transport.graceTimer !== undefined) {
-      clearTimeout(transport.graceTimer);
-      transport.graceTimer = undefined;
-    }
-    return transport.outbox.subscribe();
+    const slot = this.#requests.get(requestId) ?? this.#restoredOrNew(requestId);
+    const subscription = slot.outbox.subscribe();
+    this.#dispatch(slot, { kind: "subscribed" });
+    return subscription;
   }
 
   unsubscribe(requestId: string, subscriptionId: string): void {
-    this.#transports.get(requestId)?.outbox.unsubscribe(subscriptionId);
+    this.#requests.get(requestId)?.outbox.unsubscribe(subscriptionId);
   }
 
   append(input: AppendInput): AppendResult {
     const message = decodeClientMessage(input.message);
-    let transport = this.#transport(input.requestId);
-    if (isRestart(transport, input)) {
-      // Cursor reused a finished request id and numbers from 0 again: a new stream and
-      // seqno order, the same id space (exec ids are never reused on a request).
-      const previous = transport;
-      transport = new Transport(input.requestId, (t, remaining) => this.#onDetach(t, remaining), previous, { freshInbox: true });
-      this.#transports.set(input.requestId, transport);
-      // Appends of the new numbering that overtook its seqno 0 were parked on the old request.
-      for (const parked of previous.parked) transport.inbox.push(parked.seqno, parked.message);
-    }
-    if (input.seqno === 0 && transport.firstPayload === undefined) transport.firstPayload = input.message;
-    // A heartbeat is answered at once, even across a gap; it still takes its
-    // seqno in the inbox so later appends are not held behind it.
-    if (message.message.case === "clientHeartbeat") transport.outbox.pushTransient(HEARTBEAT_FRAME);
-    const pushed = transport.inbox.push(input.seqno, message);
-    if (pushed.status === "stale" && transport.state.kind === "ended") {
-      // Possibly the start of a reused request's new numbering, ahead of its seqno 0.
-      if (transport.parked.length < INBOX_MAX_BUFFERED) transport.parked.push({ seqno: input.seqno, message });
-      return pushed;
-    }
-    if (pushed.status !== "released") return pushed;
-    // Looked up per item: a run_request may renew the request's transport.
-    for (const item of pushed.items) this.#dispatch(this.#transports.get(input.requestId) ?? transport, item, input);
-    return { status: "accepted" };
+    const slot = this.#requests.get(input.requestId) ?? this.#newSlot(input.requestId);
+    const status = this.#dispatch(slot, { kind: "append", seqno: input.seqno, bytes: input.message, message }, input);
+    return { status: status ?? "accepted" };
   }
 
-  /** Cancels every run and closes every stream with `canceled` (deploy, eviction, tests). */
+  /** Cancels the active run and closes every stream with `canceled` (deploy, eviction, tests). */
   async shutdown(): Promise<void> {
-    this.#registry.shutdown();
-    for (const transport of this.#transports.values()) {
-      if (transport.state.kind === "running") transport.state.run.cancel("server is shutting down");
-      this.#end(transport, RUN_CANCELLED());
-    }
+    this.#active.shutdown();
+    for (const slot of this.#requests.values()) this.#dispatch(slot, { kind: "shutdown" });
     if (this.#heartbeat !== undefined) {
       clearInterval(this.#heartbeat);
       this.#heartbeat = undefined;
@@ -137,199 +118,186 @@ export class ConversationSession {
     await Promise.allSettled([...this.#runs]);
   }
 
-  #dispatch(transport: Transport, message: AgentClientMessage, input: AppendInput): void {
-    switch (message.message.case) {
-      case "runRequest":
-        this.#startRun(transport, message.message.value, input);
+  /** Runs the reducer and carries out its effects in order; returns an append's status. */
+  #dispatch(slot: RequestSlot, event: Event, input?: AppendInput): AppendStatus | undefined {
+    return this.#commit(slot, reduce(slot.state, event, Date.now()), input);
+  }
+
+  /** The only place a request's state is replaced. */
+  #commit(slot: RequestSlot, transition: Transition<RunPlan>, input: AppendInput | undefined): AppendStatus | undefined {
+    slot.state = transition.state;
+    for (const effect of transition.effects) this.#apply(slot, effect, input);
+    return transition.status;
+  }
+
+  #apply(slot: RequestSlot, effect: Effect, input: AppendInput | undefined): void {
+    switch (effect.kind) {
+      case "heartbeat":
+        slot.outbox.pushTransient(HEARTBEAT_FRAME);
         return;
-      case "execClientMessage":
-        transport.channel?.deliverExec(message.message.value);
+      case "release":
+        for (const message of effect.items) this.#released(slot, message, input);
         return;
-      case "execClientControlMessage":
-        transport.channel?.deliverControl(message.message.value);
+      case "open-stream":
+        slot.outbox = this.#outbox(slot);
         return;
-      case "kvClientMessage":
-        transport.channel?.deliverKv(message.message.value);
+      case "start-run":
+        this.#startRun(slot, effect.runId, effect.plan, input?.principal ?? "");
         return;
-      case "interactionResponse":
-        transport.channel?.deliverInteraction(message.message.value);
+      case "cancel-run":
+        this.#active.get(effect.runId)?.cancel(effect.reason);
         return;
-      case "conversationAction":
-        this.#onRuntimeAction(transport, message.message.value);
+      case "deliver":
+        this.#deliver(effect.runId, effect.message);
         return;
-      case "clientHeartbeat":
-      case "prewarmRequest":
-      case undefined:
+      case "runtime-action": {
+        const run = effect.runId === null ? undefined : this.#active.get(effect.runId);
+        applyRuntimeAction(
+          {
+            run,
+            requestId: slot.requestId,
+            rejectedInjections: slot.rejectedInjections,
+            emit: (message) => slot.outbox.push(serverFrame(message)),
+            queueForNextRun: (injection) => this.#queuedForNextRun.push(injection),
+          },
+          effect.action,
+        );
+        return;
+      }
+      case "drop-finished":
+        slot.outbox.dropFinished();
+        return;
+      case "end-stream":
+        slot.outbox.end(effect.error);
+        return;
+      case "arm-grace":
+        if (slot.grace !== undefined) clearTimeout(slot.grace);
+        slot.grace = setTimeout(() => {
+          slot.grace = undefined;
+          this.#dispatch(slot, { kind: "grace-expired", subscribers: slot.outbox.subscriberCount });
+        }, this.deps.disconnectGraceMs);
+        return;
+      case "disarm-grace":
+        if (slot.grace !== undefined) clearTimeout(slot.grace);
+        slot.grace = undefined;
+        return;
+      case "forget":
+        this.#requests.delete(slot.requestId);
         return;
     }
   }
 
-  #onRuntimeAction(transport: Transport, action: ConversationAction): void {
-    applyRuntimeAction({ transport, queueForNextRun: (injection) => this.#queuedForNextRun.push(injection) }, action);
-  }
-
-  #startRun(current: Transport, request: AgentRunRequest, input: AppendInput): void {
-    let transport = current;
-    if (transport.state.kind === "running") {
-      // A second run_request on a live request replaces the running one; the
-      // stream goes on with the new run.
-      transport.state.run.cancel("replaced by a newer run_request");
-    } else if (transport.state.kind === "ended") {
-      // Cursor may reuse a request id for a later turn: a fresh stream, same seqno order and ids.
-      transport = new Transport(input.requestId, (t, remaining) => this.#onDetach(t, remaining), transport);
-      this.#transports.set(input.requestId, transport);
-    }
-    const resolved = this.#resolveModel(request, input.conversationId);
-    if ("error" in resolved) {
-      this.#end(transport, resolved.error);
+  /** A message left the inbox: a run_request is planned first, everything else goes straight in. */
+  #released(slot: RequestSlot, message: AgentClientMessage, input: AppendInput | undefined): void {
+    if (message.message.case !== "runRequest" || !input) {
+      this.#dispatch(slot, { kind: "client-message", message }, input);
       return;
     }
-    const model = resolved.model;
-    const action = runAction(request);
-    if ("error" in action) {
-      this.#end(transport, action.error);
-      return;
-    }
-
+    const planned = this.#plan(message.message.value, input);
     const runId = `${input.requestId}:${randomHex(4)}`;
-    this.deps.store.ensureConversation(input.conversationId, input.principal);
-    this.deps.store.claimRun({ runId, conversationId: input.conversationId, requestId: input.requestId, model: model.name });
-    const emit = (message: AgentServerMessage) => transport.outbox.push(serverFrame(message), message.message.case === "kvServerMessage");
-    const run = new RunHandle(runId, transport, emit);
-    const channel = run.channel;
-    transport.state = { kind: "running", run };
-    // One active run per conversation: a newer run replaces the older one.
-    this.#registry.activate(input.conversationId, runId, run);
-    this.#ensureHeartbeat();
-    // Nobody is listening yet (or any more): the disconnect grace applies from the start.
-    if (transport.outbox.subscriberCount === 0) this.#onDetach(transport, 0);
+    this.#dispatch(slot, { kind: "run-requested", runId, planned, subscribers: slot.outbox.subscriberCount }, input);
+  }
 
-    const subagent = input.parent !== undefined || !!request.subagentTypeName;
-    const userMode = request.action?.action.case === "userMessageAction" ? request.action.action.value.userMessage?.mode : undefined;
-    const done = runAgent(
-      { store: this.deps.store, provider: this.deps.provider(model), channel, emit },
-      {
-        runId,
-        requestId: input.requestId,
-        conversationId: input.conversationId,
-        model,
-        action: action.action,
-        tools: subagent ? SUBAGENT_TOOLS : AGENT_TOOLS,
-        state: { todos: [], mode: userMode || request.conversationState?.mode || 1 },
-        ...clientState(request),
-        signal: run.signal,
-        control: run.control,
-        // A summary run takes no new input; queued messages wait for the next turn.
-        queued: action.action.kind === "summarize" ? [] : this.#queuedForNextRun.splice(0),
-        resolveSubagentModel: subagentModelResolver(
-          model.name,
-          this.deps.catalog().models.map((m) => m.name),
-          request.subagentModelOverrides,
-        ),
-      },
-    ).then(
-      (outcome) => this.#finishRun(run, input.conversationId, model.name, outcome),
-      (err: unknown) => {
-        // runAgent settles every failure itself; this is a bug guard, not a path.
+  #plan(request: AgentRunRequest, input: AppendInput) {
+    const context = { requestId: input.requestId, conversationId: input.conversationId, isSubagent: input.parent !== undefined };
+    return planRun(request, context, this.deps.catalog(), this.deps.store);
+  }
+
+  #startRun(slot: RequestSlot, runId: string, plan: RunPlan, principal: string): void {
+    const outbox = slot.outbox;
+    const emit = (message: AgentServerMessage) => outbox.push(serverFrame(message), message.message.case === "kvServerMessage");
+    const run = new RunHandle(runId, slot.ids, emit);
+    this.deps.store.ensureConversation(plan.conversationId, principal);
+    this.deps.store.claimRun({ runId, conversationId: plan.conversationId, requestId: plan.requestId, model: plan.model.name });
+    // One active run per conversation: a newer run replaces the older one.
+    this.#active.activate(runId, run);
+    this.#ensureHeartbeat();
+    const deps = { store: this.deps.store, provider: this.deps.provider(plan.model), channel: run.channel, emit };
+    const input = {
+      ...plan,
+      runId,
+      signal: run.signal,
+      control: run.control,
+      // A summary run takes no new input; queued messages wait for the next turn.
+      queued: plan.action.kind === "summarize" ? [] : this.#queuedForNextRun.splice(0),
+    };
+    const done = runAgent(deps, input)
+      .catch((err: unknown) => {
+        // runAgent settles every failure itself; this guards against a bug past it.
         console.error("byok-edge: run crashed", runId, errorKind(err));
-        this.#finishRun(run, input.conversationId, model.name, {
-          status: "failed",
-          usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
-          error: new AppError("internal", "internal error"),
-        });
-      },
-    );
+        const ending = { kind: "threw" as const, usage: emptyUsage(), error: new AppError("internal", "internal error") };
+        return settleRun(deps, { runId, modelName: plan.model.name, signal: run.signal }, ending);
+      })
+      .then((outcome) => this.#finished(slot, runId, plan, outcome));
     this.#runs.add(done);
     void done.finally(() => this.#runs.delete(done));
   }
 
-  #finishRun(run: RunHandle, conversationId: string, model: string, outcome: RunOutcome): void {
-    // Every exec still running is aborted before the stream ends.
-    if (outcome.status !== "completed") run.channel.abortOpenExecs({ includeDetached: true });
-    // A turn that completed stays completed (its tail went out in one piece); a
-    // failure caused by a cancel is a cancel.
-    const final: RunOutcome = run.cancelled && outcome.status === "failed" ? { status: "cancelled", usage: outcome.usage } : outcome;
-    switch (final.status) {
-      case "completed":
-        this.deps.store.finishRun(run.runId, "completed", { usage: final.usage });
-        break;
-      case "cancelled":
-        this.deps.store.finishRun(run.runId, "cancelled", { usage: final.usage });
-        break;
-      case "failed":
-        this.deps.store.finishRun(run.runId, "failed", {
-          usage: final.usage,
-          failureCode: final.error.code,
-          failureMessage: final.error.message,
-        });
-        break;
-    }
-    // A run replaced by a newer run_request on the same request leaves the stream to it.
-    const transport = run.transport;
-    if (transport.state.kind === "running" && transport.state.run === run) {
-      transport.outbox.dropFinished();
-      this.#end(transport, final.status === "completed" ? undefined : final.status === "cancelled" ? RUN_CANCELLED() : final.error);
-    }
-    this.#registry.release(conversationId, run.runId);
-    this.deps.onRunFinished({ runId: run.runId, conversationId, model, outcome: final });
+  #finished(slot: RequestSlot, runId: string, plan: RunPlan, outcome: RunOutcome): void {
+    const error = outcome.status === "completed" ? undefined : outcome.status === "cancelled" ? RUN_CANCELLED() : outcome.error;
+    this.#dispatch(slot, { kind: "run-finished", runId, error });
+    this.#active.release(runId);
+    this.deps.onRunFinished({ runId, conversationId: plan.conversationId, model: plan.model.name, outcome });
   }
 
-  #resolveModel(request: AgentRunRequest, conversationId: string): { model: ModelConfig } | { error: AppError } {
-    const catalog = this.deps.catalog();
-    const variant = parseVariant(
-      request.requestedModel?.modelId || request.modelDetails?.modelId || this.deps.store.conversation(conversationId)?.lastModel || "",
-    );
-    const requested = variant.name;
-    if (!requested) {
-      return { error: new AppError("invalid_argument", "run_request names no model and the conversation has none yet") };
-    }
-    const model = catalog.models.find((m) => m.name === requested);
-    if (model) return { model: applyParameters(model, [...variant.parameters, ...(request.requestedModel?.parameters ?? [])]) };
-    const problem = catalog.problems.get(requested);
-    if (problem) return { error: new AppError("failed_precondition", problem) };
-    const names = catalog.models.map((m) => m.name).join(", ") || "none";
-    return { error: new AppError("not_found", `model "${requested}" is not configured (configured: ${names})`) };
-  }
-
-  #end(transport: Transport, error?: AppError): void {
-    transport.outbox.end(error);
-    transport.state = { kind: "ended", atMs: Date.now() };
-    if (transport.graceTimer !== undefined) {
-      clearTimeout(transport.graceTimer);
-      transport.graceTimer = undefined;
+  #deliver(runId: string, message: AgentClientMessage): void {
+    const channel = this.#active.get(runId)?.channel;
+    if (!channel) return;
+    switch (message.message.case) {
+      case "execClientMessage":
+        channel.deliverExec(message.message.value);
+        return;
+      case "execClientControlMessage":
+        channel.deliverControl(message.message.value);
+        return;
+      case "kvClientMessage":
+        channel.deliverKv(message.message.value);
+        return;
+      case "interactionResponse":
+        channel.deliverInteraction(message.message.value);
+        return;
+      default:
+        return;
     }
   }
 
-  #transport(requestId: string): Transport {
-    let transport = this.#transports.get(requestId);
-    if (!transport) {
-      this.#pruneEnded();
-      transport = new Transport(requestId, (t, remaining) => this.#onDetach(t, remaining));
-      this.#transports.set(requestId, transport);
-    }
-    return transport;
+  #newSlot(requestId: string): RequestSlot {
+    this.#expireOld();
+    const slot: RequestSlot = {
+      requestId,
+      state: initialState(Date.now()),
+      outbox: new Outbox(),
+      ids: { nextId: 1, nextKvId: 0 },
+      rejectedInjections: new Set(),
+      grace: undefined,
+    };
+    slot.outbox = this.#outbox(slot);
+    this.#requests.set(requestId, slot);
+    return slot;
   }
 
-  /** The last subscriber left a running turn: cancel it unless one comes back in time. */
-  #onDetach(transport: Transport, remaining: number): void {
-    if (remaining > 0 || transport.state.kind !== "running" || transport.graceTimer !== undefined) return;
-    transport.graceTimer = setTimeout(() => {
-      transport.graceTimer = undefined;
-      if (transport.outbox.subscriberCount === 0 && transport.state.kind === "running") {
-        transport.state.run.cancel("the client disconnected");
-      }
-    }, this.deps.disconnectGraceMs);
+  /** A request this object does not know: if its run ended in an earlier life of the object, say how. */
+  #restoredOrNew(requestId: string): RequestSlot {
+    const slot = this.#newSlot(requestId);
+    const stored = this.deps.store.latestRunOfRequest(requestId);
+    if (stored && stored.status !== "running") {
+      this.#commit(slot, restoredState(Date.now(), storedEnd(stored.status, stored.failureCode)), undefined);
+    }
+    return slot;
+  }
+
+  /** A stream whose subscribers leaving is reported to the reducer (only while it is the current one). */
+  #outbox(slot: RequestSlot): Outbox {
+    const outbox: Outbox = new Outbox((remaining) => {
+      if (slot.outbox === outbox) this.#dispatch(slot, { kind: "detached", remaining });
+    });
+    return outbox;
   }
 
   /** Forgets requests that ended (or never started) long ago, so the object's memory stays bounded. */
-  #pruneEnded(): void {
-    const now = Date.now();
-    for (const [id, t] of this.#transports) {
-      const ended = t.state.kind === "ended" && t.state.atMs < now - ENDED_TRANSPORT_TTL_MS;
-      const abandoned = t.state.kind === "waiting" && t.createdAtMs < now - ENDED_TRANSPORT_TTL_MS;
-      if (abandoned) t.outbox.end(new AppError("deadline_exceeded", "no run_request arrived for this request"));
-      if (ended || abandoned) this.#transports.delete(id);
-    }
+  #expireOld(): void {
+    const nowMs = Date.now();
+    for (const slot of [...this.#requests.values()]) this.#dispatch(slot, { kind: "expire", nowMs });
   }
 
   /** One interval for the whole object; it stops itself when nothing is running. */
@@ -337,10 +305,10 @@ export class ConversationSession {
     if (this.#heartbeat !== undefined) return;
     this.#heartbeat = setInterval(() => {
       let running = 0;
-      for (const t of this.#transports.values()) {
-        if (t.state.kind !== "running") continue;
+      for (const slot of this.#requests.values()) {
+        if (slot.state.kind !== "running") continue;
         running += 1;
-        if (t.outbox.idleMs() >= IDLE_HEARTBEAT_MS) t.outbox.pushTransient(HEARTBEAT_FRAME);
+        if (slot.outbox.idleMs() >= IDLE_HEARTBEAT_MS) slot.outbox.pushTransient(HEARTBEAT_FRAME);
       }
       if (running === 0 && this.#heartbeat !== undefined) {
         clearInterval(this.#heartbeat);
@@ -350,29 +318,12 @@ export class ConversationSession {
   }
 }
 
-/** The stream a reconnecting client gets for a run that ended in an earlier life of this object. */
-function endedStream(status: string, failureCode: string | null): ReadableStream<Uint8Array> {
-  const error =
-    status === "completed"
-      ? undefined
-      : status === "cancelled"
-        ? RUN_CANCELLED()
-        : failureCode === "aborted"
-          ? new AppError("unavailable", "the run was interrupted by a server restart; send the message again")
-          : new AppError("unavailable", "the run failed; send the message again");
-  return new ReadableStream({
-    start(controller) {
-      controller.enqueue(encodeEndStream(error));
-      controller.close();
-    },
-  });
-}
-
-/** A run_request at seqno 0 on a finished request that is not a repeat of its first one. */
-function isRestart(transport: Transport, input: AppendInput): boolean {
-  if (transport.state.kind !== "ended" || input.seqno !== 0 || !transport.firstPayload) return false;
-  const first = transport.firstPayload;
-  return first.byteLength !== input.message.byteLength || first.some((b, i) => b !== input.message[i]);
+/** How a run that ended in an earlier life of this object ends its stream now. */
+function storedEnd(status: string, failureCode: string | null): AppError | undefined {
+  if (status === "completed") return undefined;
+  if (status === "cancelled") return RUN_CANCELLED();
+  if (failureCode === "aborted") return new AppError("unavailable", "the run was interrupted by a server restart; send the message again");
+  return new AppError("unavailable", "the run failed; send the message again");
 }
 
 function randomHex(bytes: number): string {

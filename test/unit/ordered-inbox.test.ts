@@ -1,6 +1,6 @@
 // The per-request ordering of appends by append_seqno.
 import { describe, expect, it } from "vitest";
-import { INBOX_MAX_BUFFERED, OrderedInbox } from "../src/durable/inbox.ts";
+import { INBOX_MAX_BUFFERED, OrderedInbox } from "../../src/durable/inbox.ts";
 
 describe("OrderedInbox", () => {
   it("releases appends that arrive in reverse order only when the gap fills, in seqno order", () => {

@@ -1,0 +1,217 @@
+// The life of one Cursor request id inside a conversation object, as a pure
+// reducer: (state, event) → (state, effects). Every change of a request's state
+// happens here; the session carries the effects out. See docs/architecture.md.
+import type { AgentClientMessage, ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
+import { AppError } from "../proto/connect/error.ts";
+import { RUN_CANCELLED } from "../agent/errors.ts";
+import { INBOX_MAX_BUFFERED, OrderedInbox } from "./inbox.ts";
+
+type ClientMessage = AgentClientMessage;
+
+/** An append that reached an ended request with an old seqno: maybe the start of its renumbering. */
+interface Parked {
+  seqno: number;
+  message: ClientMessage;
+}
+
+interface Common {
+  /** Orders this request's appends by seqno. A renewed request keeps it; a renumbered one starts afresh. */
+  inbox: OrderedInbox<ClientMessage>;
+  /** The bytes of the append at seqno 0, to tell a retried seqno 0 (same bytes) from a renumbering. */
+  firstAppend: Uint8Array | undefined;
+}
+
+export type RequestState =
+  /** No run_request yet: RunSSE, a heartbeat or a later seqno came first. */
+  | (Common & { kind: "waiting"; sinceMs: number })
+  /** A run streams on this request. `graceArmed`: nobody listens, and the disconnect grace is counting. */
+  | (Common & { kind: "running"; runId: string; graceArmed: boolean })
+  /** The end-stream frame is written; a reused request id may start again from here. */
+  | (Common & { kind: "ended"; atMs: number; parked: Parked[] });
+
+/** What the session decided a run_request asks for: a run to start, or why it cannot. */
+export type PlanResult<P> = { plan: P } | { error: AppError };
+
+export type RequestEvent<P> =
+  | { kind: "append"; seqno: number; bytes: Uint8Array; message: ClientMessage }
+  /** A run_request left the inbox, already planned by the session; `subscribers` on the current stream. */
+  | { kind: "run-requested"; runId: string; planned: PlanResult<P>; subscribers: number }
+  /** Any other message, in seqno order. */
+  | { kind: "client-message"; message: ClientMessage }
+  | { kind: "subscribed" }
+  | { kind: "detached"; remaining: number }
+  | { kind: "grace-expired"; subscribers: number }
+  /** The run settled; `error` is its end-stream error (none when it completed). */
+  | { kind: "run-finished"; runId: string; error: AppError | undefined }
+  | { kind: "shutdown" }
+  /** Housekeeping: a request that ended or waited longer than its TTL is forgotten. */
+  | { kind: "expire"; nowMs: number };
+
+export type RequestEffect<P> =
+  /** Sent to current subscribers only (not replayed). */
+  | { kind: "heartbeat" }
+  /** These messages left the inbox in seqno order; the session feeds each back as an event. */
+  | { kind: "release"; items: ClientMessage[] }
+  /** A new stream (outbox) for the same request id: a reused id after its end. */
+  | { kind: "open-stream" }
+  | { kind: "start-run"; runId: string; plan: P }
+  | { kind: "cancel-run"; runId: string; reason: string }
+  /** An exec, KV or interaction reply for the run's channel. */
+  | { kind: "deliver"; runId: string; message: ClientMessage }
+  /** A conversation action; `runId` is the run it reaches, if any is live. */
+  | { kind: "runtime-action"; runId: string | null; action: ConversationAction }
+  /** Blob transfers the finished run's client already answered leave the replay. */
+  | { kind: "drop-finished" }
+  | { kind: "end-stream"; error: AppError | undefined }
+  | { kind: "arm-grace" }
+  | { kind: "disarm-grace" }
+  | { kind: "forget" };
+
+export type AppendStatus = "accepted" | "buffered" | "duplicate" | "stale" | "overflow";
+
+export interface Transition<P> {
+  state: RequestState;
+  effects: RequestEffect<P>[];
+  /** Set for `append`: what happened to the append. */
+  status?: AppendStatus;
+}
+
+/** Ended requests stay replayable, and waiting ones wait, this long (pruned when new requests arrive). */
+export const REQUEST_TTL_MS = 10 * 60 * 1000;
+
+export function initialState(nowMs: number): RequestState {
+  return { kind: "waiting", sinceMs: nowMs, inbox: new OrderedInbox(), firstAppend: undefined };
+}
+
+/** A request whose run ended in an earlier life of this object: only its end is left to tell. */
+export function restoredState<P>(nowMs: number, error: AppError | undefined): Transition<P> {
+  return {
+    state: { kind: "ended", atMs: nowMs, parked: [], inbox: new OrderedInbox(), firstAppend: undefined },
+    effects: [{ kind: "end-stream", error }],
+  };
+}
+
+export function reduce<P>(state: RequestState, event: RequestEvent<P>, nowMs: number): Transition<P> {
+  switch (event.kind) {
+    case "append":
+      return onAppend(state, event, nowMs);
+    case "run-requested":
+      return onRunRequested(state, event, nowMs);
+    case "client-message":
+      return onClientMessage(state, event.message);
+    case "subscribed":
+      return state.kind === "running" && state.graceArmed
+        ? { state: { ...state, graceArmed: false }, effects: [{ kind: "disarm-grace" }] }
+        : unchanged(state);
+    case "detached":
+      return event.remaining === 0 && state.kind === "running" && !state.graceArmed
+        ? { state: { ...state, graceArmed: true }, effects: [{ kind: "arm-grace" }] }
+        : unchanged(state);
+    case "grace-expired":
+      if (state.kind !== "running" || !state.graceArmed) return unchanged(state);
+      return {
+        state: { ...state, graceArmed: false },
+        effects: event.subscribers === 0 ? [{ kind: "cancel-run", runId: state.runId, reason: "the client disconnected" }] : [],
+      };
+    case "run-finished":
+      // A run replaced on this request leaves the stream to its replacement.
+      if (state.kind !== "running" || state.runId !== event.runId) return unchanged(state);
+      return end(state, nowMs, event.error, [{ kind: "drop-finished" }]);
+    case "shutdown":
+      // The active run is cancelled in one place (ActiveRun); here only the stream ends.
+      return state.kind === "ended" ? unchanged(state) : end(state, nowMs, RUN_CANCELLED());
+    case "expire":
+      return onExpire(state, event.nowMs);
+  }
+}
+
+function onAppend<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind: "append" }>, nowMs: number): Transition<P> {
+  const effects: RequestEffect<P>[] = [];
+  let current = state;
+  if (isRenumbering(current, event)) {
+    // Cursor reused a finished request id and numbers from 0 again: a new stream and
+    // seqno order; the appends of the new numbering that overtook its seqno 0 were parked.
+    const parked = current.kind === "ended" ? current.parked : [];
+    current = { kind: "waiting", sinceMs: nowMs, inbox: new OrderedInbox(), firstAppend: undefined };
+    for (const p of parked) current.inbox.push(p.seqno, p.message);
+    effects.push({ kind: "open-stream" });
+  }
+  if (event.seqno === 0 && current.firstAppend === undefined) current = { ...current, firstAppend: event.bytes };
+  // A heartbeat is answered at once, even across a gap; it still takes its seqno.
+  if (event.message.message.case === "clientHeartbeat") effects.push({ kind: "heartbeat" });
+  const pushed = current.inbox.push(event.seqno, event.message);
+  // A stale seqno 0 is a retry of the first append (a renumbering was caught above); never park it.
+  if (pushed.status === "stale" && current.kind === "ended" && event.seqno > 0 && current.parked.length < INBOX_MAX_BUFFERED) {
+    current = { ...current, parked: [...current.parked, { seqno: event.seqno, message: event.message }] };
+  }
+  if (pushed.status !== "released") return { state: current, effects, status: pushed.status };
+  effects.push({ kind: "release", items: pushed.items });
+  return { state: current, effects, status: "accepted" };
+}
+
+/** A seqno-0 append on a finished request that is not a retry of its first one. */
+function isRenumbering<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind: "append" }>): boolean {
+  if (state.kind !== "ended" || event.seqno !== 0 || state.firstAppend === undefined) return false;
+  return !sameBytes(state.firstAppend, event.bytes);
+}
+
+function onRunRequested<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind: "run-requested" }>, nowMs: number): Transition<P> {
+  const effects: RequestEffect<P>[] = [];
+  let subscribers = event.subscribers;
+  if (state.kind === "ended") {
+    // Cursor may reuse a request id for a later turn: a fresh stream nobody listens to yet.
+    effects.push({ kind: "open-stream" });
+    subscribers = 0;
+  } else if (state.kind === "running" && "error" in event.planned) {
+    effects.push({ kind: "cancel-run", runId: state.runId, reason: "replaced by a newer run_request" });
+  }
+  if ("error" in event.planned) return end(state, nowMs, event.planned.error, effects);
+  // A replaced run on this request is cancelled by ActiveRun when the new one starts; the stream goes on.
+  effects.push({ kind: "start-run", runId: event.runId, plan: event.planned.plan });
+  const alreadyArmed = state.kind === "running" && state.graceArmed;
+  // Nobody listening (yet, or any more): the disconnect grace applies from the start.
+  const graceArmed = alreadyArmed || subscribers === 0;
+  if (graceArmed && !alreadyArmed) effects.push({ kind: "arm-grace" });
+  return { state: { kind: "running", runId: event.runId, graceArmed, inbox: state.inbox, firstAppend: state.firstAppend }, effects };
+}
+
+function onClientMessage<P>(state: RequestState, message: ClientMessage): Transition<P> {
+  const runId = state.kind === "running" ? state.runId : null;
+  switch (message.message.case) {
+    case "conversationAction":
+      return { state, effects: [{ kind: "runtime-action", runId, action: message.message.value }] };
+    case "execClientMessage":
+    case "execClientControlMessage":
+    case "kvClientMessage":
+    case "interactionResponse":
+      // Replies for a run that is gone have nobody to reach.
+      return runId === null ? unchanged(state) : { state, effects: [{ kind: "deliver", runId, message }] };
+    default:
+      // Heartbeats were answered on arrival; prewarm requests need nothing.
+      return unchanged(state);
+  }
+}
+
+function onExpire<P>(state: RequestState, nowMs: number): Transition<P> {
+  const cutoff = nowMs - REQUEST_TTL_MS;
+  if (state.kind === "ended" && state.atMs < cutoff) return { state, effects: [{ kind: "forget" }] };
+  if (state.kind === "waiting" && state.sinceMs < cutoff) {
+    const ended = end<P>(state, nowMs, new AppError("deadline_exceeded", "no run_request arrived for this request"));
+    return { state: ended.state, effects: [...ended.effects, { kind: "forget" }] };
+  }
+  return unchanged(state);
+}
+
+function end<P>(state: RequestState, nowMs: number, error: AppError | undefined, before: RequestEffect<P>[] = []): Transition<P> {
+  const effects: RequestEffect<P>[] = [...before, { kind: "end-stream", error }];
+  if (state.kind === "running" && state.graceArmed) effects.push({ kind: "disarm-grace" });
+  return { state: { kind: "ended", atMs: nowMs, parked: [], inbox: state.inbox, firstAppend: state.firstAppend }, effects };
+}
+
+function unchanged<P>(state: RequestState): Transition<P> {
+  return { state, effects: [] };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i]);
+}

@@ -1,0 +1,249 @@
+// The life of one request id, as the pure reducer sees it: the interleavings that
+// matter, without Durable Objects, timers or a provider.
+import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { AgentClientMessageSchema } from "../../src/proto/gen/agent/v1/agent_pb.ts";
+import { AppError } from "../../src/proto/connect/error.ts";
+import {
+  initialState,
+  REQUEST_TTL_MS,
+  type RequestEffect,
+  type RequestEvent,
+  type RequestState,
+  reduce,
+  restoredState,
+} from "../../src/durable/request-lifecycle.ts";
+
+type Plan = { text: string };
+type Effect = RequestEffect<Plan>;
+
+const message = (init: MessageInitShape<typeof AgentClientMessageSchema>) => create(AgentClientMessageSchema, init);
+const runRequest = (text: string) =>
+  message({
+    message: { case: "runRequest", value: { action: { action: { case: "userMessageAction", value: { userMessage: { text } } } } } },
+  });
+const heartbeat = () => message({ message: { case: "clientHeartbeat", value: {} } });
+const execResult = (id: number) => message({ message: { case: "execClientMessage", value: { id } } });
+const cancel = () => message({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } });
+
+/** Drives the reducer the way the session does: released items come back as events. */
+class Driver {
+  state: RequestState = initialState(0);
+  effects: Effect[] = [];
+  nowMs = 0;
+
+  constructor(state?: RequestState) {
+    if (state) this.state = state;
+  }
+
+  send(event: RequestEvent<Plan>): { status?: string; effects: Effect[] } {
+    const t = reduce<Plan>(this.state, event, this.nowMs);
+    this.state = t.state;
+    this.effects.push(...t.effects);
+    const status = t.status;
+    for (const effect of t.effects) {
+      if (effect.kind !== "release") continue;
+      for (const item of effect.items) {
+        if (item.message.case === "runRequest") {
+          const text =
+            item.message.value.action?.action.case === "userMessageAction" ? item.message.value.action.action.value.userMessage?.text : "";
+          this.send({ kind: "run-requested", runId: `run-${text}`, planned: { plan: { text: text ?? "" } }, subscribers: 1 });
+        } else {
+          this.send({ kind: "client-message", message: item });
+        }
+      }
+    }
+    return status === undefined ? { effects: t.effects } : { status, effects: t.effects };
+  }
+
+  append(seqno: number, m: ReturnType<typeof message>) {
+    return this.send({ kind: "append", seqno, bytes: toBinary(AgentClientMessageSchema, m), message: m });
+  }
+
+  kinds(): string[] {
+    return this.effects.map((e) => e.kind);
+  }
+
+  take(): Effect[] {
+    return this.effects.splice(0);
+  }
+}
+
+const ended = (effects: Effect[]) => effects.filter((e) => e.kind === "end-stream");
+
+describe("request lifecycle", () => {
+  it("starts a run when run_request arrives at seqno 0 and ends the stream once when the run finishes", () => {
+    const d = new Driver();
+    expect(d.append(0, runRequest("hi")).status).toBe("accepted");
+    expect(d.state).toMatchObject({ kind: "running", runId: "run-hi", graceArmed: false });
+    expect(d.take().map((e) => e.kind)).toEqual(["release", "start-run"]);
+    d.send({ kind: "run-finished", runId: "run-hi", error: undefined });
+    expect(d.take()).toEqual([{ kind: "drop-finished" }, { kind: "end-stream", error: undefined }]);
+    expect(d.state.kind).toBe("ended");
+  });
+
+  it("answers a heartbeat that arrives before seqno 0 at once and still starts the run that follows", () => {
+    const d = new Driver();
+    expect(d.append(1, heartbeat())).toEqual({ status: "buffered", effects: [{ kind: "heartbeat" }] });
+    expect(d.state.kind).toBe("waiting");
+    d.append(0, runRequest("late"));
+    expect(d.state).toMatchObject({ kind: "running", runId: "run-late" });
+    expect(d.take().map((e) => e.kind)).toEqual(["heartbeat", "release", "start-run"]);
+  });
+
+  it("delivers an append that arrives during the disconnect grace and stops the grace when a subscriber comes back", () => {
+    const d = new Driver();
+    d.append(0, runRequest("a"));
+    d.take();
+    d.send({ kind: "detached", remaining: 0 });
+    expect(d.take()).toEqual([{ kind: "arm-grace" }]);
+    d.append(1, execResult(7));
+    expect(d.take().filter((e) => e.kind === "deliver")).toEqual([{ kind: "deliver", runId: "run-a", message: execResult(7) }]);
+    expect(d.state).toMatchObject({ kind: "running", graceArmed: true });
+    d.send({ kind: "subscribed" });
+    expect(d.take()).toEqual([{ kind: "disarm-grace" }]);
+    // A timer that fired anyway finds nothing armed.
+    expect(d.send({ kind: "grace-expired", subscribers: 1 }).effects).toEqual([]);
+  });
+
+  it("cancels the run when the grace expires with nobody subscribed", () => {
+    const d = new Driver();
+    d.append(0, runRequest("a"));
+    d.send({ kind: "detached", remaining: 0 });
+    d.take();
+    expect(d.send({ kind: "grace-expired", subscribers: 0 }).effects).toEqual([
+      { kind: "cancel-run", runId: "run-a", reason: "the client disconnected" },
+    ]);
+  });
+
+  it("arms the grace from the start for a run nobody subscribes to", () => {
+    const d = new Driver();
+    d.send({ kind: "append", seqno: 0, bytes: new Uint8Array([1]), message: runRequest("alone") });
+    d.take();
+    const t = reduce<Plan>(d.state, { kind: "run-requested", runId: "r", planned: { plan: { text: "" } }, subscribers: 0 }, 0);
+    expect(t.effects.map((e) => e.kind)).toEqual(["start-run", "arm-grace"]);
+  });
+
+  it("lets a subscriber after the end replay it without changing anything", () => {
+    const d = new Driver();
+    d.append(0, runRequest("a"));
+    d.send({ kind: "run-finished", runId: "run-a", error: undefined });
+    const before = d.state;
+    expect(d.send({ kind: "subscribed" }).effects).toEqual([]);
+    expect(d.state).toBe(before);
+  });
+
+  it("after an object restart mid-run, tells the stored end and opens a fresh stream for the next run_request", () => {
+    const error = new AppError("unavailable", "the run was interrupted by a server restart; send the message again");
+    const restored = restoredState<Plan>(0, error);
+    expect(restored.effects).toEqual([{ kind: "end-stream", error }]);
+    const d = new Driver(restored.state);
+    d.append(0, runRequest("again"));
+    expect(d.state).toMatchObject({ kind: "running", runId: "run-again" });
+    expect(d.take().map((e) => e.kind)).toEqual(["release", "open-stream", "start-run", "arm-grace"]);
+  });
+
+  it("replaces a run during its tool round: the stream goes on with the new run and ends once, when the new run finishes", () => {
+    const d = new Driver();
+    d.append(0, runRequest("first"));
+    d.append(1, execResult(1));
+    d.take();
+    d.append(2, runRequest("second"));
+    // ActiveRun cancels the replaced run when the new one starts; the reducer keeps the stream.
+    expect(d.take().map((e) => e.kind)).toEqual(["release", "start-run"]);
+    expect(d.state).toMatchObject({ kind: "running", runId: "run-second" });
+    d.append(3, execResult(1));
+    expect(d.take().find((e) => e.kind === "deliver")).toMatchObject({ runId: "run-second" });
+    d.send({ kind: "run-finished", runId: "run-first", error: new AppError("canceled", "run was cancelled") });
+    expect(d.take()).toEqual([]);
+    d.send({ kind: "run-finished", runId: "run-second", error: undefined });
+    expect(ended(d.take())).toEqual([{ kind: "end-stream", error: undefined }]);
+  });
+
+  it("ends a stream whose replacing run_request is refused, cancelling the run it was replacing", () => {
+    const d = new Driver();
+    d.append(0, runRequest("first"));
+    d.take();
+    const refused = new AppError("not_found", 'model "x" is not configured');
+    const t = reduce<Plan>(d.state, { kind: "run-requested", runId: "r2", planned: { error: refused }, subscribers: 1 }, 0);
+    expect(t.effects).toEqual([
+      { kind: "cancel-run", runId: "run-first", reason: "replaced by a newer run_request" },
+      { kind: "end-stream", error: refused },
+    ]);
+    expect(t.state.kind).toBe("ended");
+  });
+
+  it("on shutdown during a compaction, ends the stream canceled once; the run finishing later adds nothing", () => {
+    const d = new Driver();
+    d.append(0, runRequest("/summarize"));
+    d.send({ kind: "detached", remaining: 0 });
+    d.take();
+    d.send({ kind: "shutdown" });
+    const effects = d.take();
+    expect(ended(effects)).toHaveLength(1);
+    expect((ended(effects)[0] as { error: AppError }).error.code).toBe("canceled");
+    expect(effects.map((e) => e.kind)).toEqual(["end-stream", "disarm-grace"]);
+    d.send({ kind: "run-finished", runId: "run-/summarize", error: undefined });
+    d.send({ kind: "shutdown" });
+    expect(d.take()).toEqual([]);
+  });
+
+  it("treats a repeat of seqno 0 on an ended request as a retry, and a different seqno 0 as a new numbering with a fresh stream", () => {
+    const d = new Driver();
+    d.append(0, runRequest("one"));
+    d.append(1, execResult(1));
+    d.append(2, execResult(2));
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined });
+    d.take();
+    expect(d.append(0, runRequest("one"))).toEqual({ status: "stale", effects: [] });
+    // The new numbering's seqno 1 overtakes its seqno 0: parked, then released after it.
+    expect(d.append(1, heartbeat()).status).toBe("stale");
+    d.take();
+    expect(d.append(0, runRequest("two")).status).toBe("accepted");
+    expect(d.state).toMatchObject({ kind: "running", runId: "run-two" });
+    expect(d.take().map((e) => e.kind)).toEqual(["open-stream", "release", "start-run"]);
+    expect(d.append(2, execResult(3)).status).toBe("accepted");
+    expect(d.take().find((e) => e.kind === "deliver")).toMatchObject({ runId: "run-two" });
+  });
+
+  it("continues a reused request id's seqno order on a fresh stream when a later run_request arrives after the end", () => {
+    const d = new Driver();
+    d.append(0, runRequest("one"));
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined });
+    d.take();
+    d.append(1, runRequest("next"));
+    expect(d.take().map((e) => e.kind)).toEqual(["release", "open-stream", "start-run", "arm-grace"]);
+  });
+
+  it("hands a runtime action to the live run, and to nobody once the request has ended", () => {
+    const d = new Driver();
+    d.append(0, runRequest("a"));
+    d.take();
+    d.append(1, cancel());
+    expect(d.take().find((e) => e.kind === "runtime-action")).toMatchObject({ runId: "run-a" });
+    d.send({ kind: "run-finished", runId: "run-a", error: undefined });
+    d.append(2, cancel());
+    expect(d.take().find((e) => e.kind === "runtime-action")).toMatchObject({ runId: null });
+    d.append(3, execResult(1));
+    expect(d.take().filter((e) => e.kind === "deliver")).toEqual([]);
+  });
+
+  it("forgets an ended request after its TTL and ends a request that waited that long for its run_request", () => {
+    const waiting = new Driver();
+    waiting.append(3, execResult(1));
+    waiting.take();
+    waiting.send({ kind: "expire", nowMs: REQUEST_TTL_MS + 1 });
+    const effects = waiting.take();
+    expect(effects.map((e) => e.kind)).toEqual(["end-stream", "forget"]);
+    expect((effects[0] as { error: AppError }).error.code).toBe("deadline_exceeded");
+
+    const done = new Driver();
+    done.append(0, runRequest("a"));
+    done.send({ kind: "run-finished", runId: "run-a", error: undefined });
+    done.take();
+    done.send({ kind: "expire", nowMs: REQUEST_TTL_MS - 1 });
+    expect(done.take()).toEqual([]);
+    done.send({ kind: "expire", nowMs: REQUEST_TTL_MS + 1 });
+    expect(done.take()).toEqual([{ kind: "forget" }]);
+  });
+});

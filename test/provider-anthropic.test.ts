@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   type ChatMessage,
   createProvider,
+  isRetryable,
   type ModelEvent,
   type ModelRequest,
   ProviderError,
@@ -463,7 +464,8 @@ describe("Anthropic provider failures", () => {
       { kind: "text_delta", text: "Hal" },
     ]);
     expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ kind: "transient", retryable: true, message: "provider stream failed: Overloaded" });
+    expect(error).toMatchObject({ kind: "transient", message: "provider stream failed: Overloaded" });
+    expect(isRetryable(error)).toBe(true);
   });
 
   it.each([

@@ -32,7 +32,8 @@ describe("classifyHttpFailure()", () => {
     [422, "request"],
   ])("classifies HTTP %i as %s", (status, kind) => {
     const error = classifyHttpFailure(status, new Headers(), "", [KEY]);
-    expect(error).toMatchObject({ kind, status, retryable: kind === "rate_limit" || kind === "transient" });
+    expect(error).toMatchObject({ kind, status });
+    expect(isRetryable(error)).toBe(kind === "rate_limit" || kind === "transient");
     expect(error.message).toBe(`provider returned HTTP ${status}`);
   });
 

@@ -2,7 +2,7 @@
 // streaming, parsing, reasoning replay, the request body and in-stream failures; what
 // every provider shares (HTTP failures, abort, stalls) is in provider-stream-loop.test.ts.
 import { describe, expect, it } from "vitest";
-import { type ChatMessage, createProvider, type ModelEvent, type ModelRequest, ProviderError } from "../src/provider/index.ts";
+import { type ChatMessage, createProvider, isRetryable, type ModelEvent, type ModelRequest, ProviderError } from "../src/provider/index.ts";
 import { type FunctionCallSpec, responsesStream, responsesText } from "./fixtures/openai-responses/stream.ts";
 import { createScenario, type ScriptedResponse } from "./support/fake-provider.ts";
 import { collect, collectUntilFailure, providerHarness, remaining } from "./support/provider-harness.ts";
@@ -431,7 +431,8 @@ describe("OpenAI Responses provider failures", () => {
     const { events, error } = await collectUntilFailure(iterator);
     expect(events.map((e) => e.kind)).toEqual(["start", "text_delta"]);
     expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ kind: "transient", retryable: true });
+    expect(error).toMatchObject({ kind: "transient" });
+    expect(isRetryable(error)).toBe(true);
     expect((error as ProviderError).message).toBe("provider stream failed: The model failed (key [redacted]).");
   });
 

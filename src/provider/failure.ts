@@ -23,14 +23,12 @@ export class ProviderError extends Error {
   readonly kind: ProviderFailureKind;
   readonly status?: number;
   readonly retryAfterMs?: number;
-  readonly retryable: boolean;
 
   constructor(kind: ProviderFailureKind, message: string, options: ProviderErrorOptions = {}) {
     super(message);
     this.kind = kind;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
-    this.retryable = kind === "rate_limit" || kind === "transient";
   }
 }
 

@@ -27,14 +27,6 @@ function wireApiOf(kind: ProviderKind): WireApi {
   }
 }
 
-export {
-  classifyHttpFailure,
-  classifyStreamError,
-  isProviderError,
-  ProviderError,
-  parseRetryAfterMs,
-  providerErrorFromNetwork,
-} from "./failure.ts";
-export { isRetryable, RETRY_AFTER_MAX_MS, RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS, retryDelayMs, sleepUnlessAborted } from "./retry.ts";
+export { classifyHttpFailure, ProviderError, providerErrorFromNetwork } from "./failure.ts";
+export { isRetryable, RETRY_AFTER_MAX_MS, RETRY_MAX_DELAY_MS, retryDelayMs, sleepUnlessAborted } from "./retry.ts";
 export * from "./types.ts";
-export { STALL_TIMEOUT_MS, type WatchdogOptions } from "./watchdog.ts";

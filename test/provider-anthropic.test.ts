@@ -1,10 +1,12 @@
 // Verifies the Anthropic Messages provider against the scripted fake provider:
 // recorded streams (test/fixtures/anthropic), the request body and its cache
-// breakpoints, thinking replay, failures, abort and stalls.
+// breakpoints, thinking replay and in-stream failures; what every provider
+// shares (HTTP failures, abort, stalls) is in provider-stream-loop.test.ts.
 import { describe, expect, it } from "vitest";
 import {
   type ChatMessage,
   createProvider,
+  isRetryable,
   type ModelEvent,
   type ModelRequest,
   ProviderError,
@@ -15,15 +17,8 @@ import overloadedStream from "./fixtures/anthropic/overloaded-error.sse?raw";
 import parallelToolUseStream from "./fixtures/anthropic/parallel-tool-use.sse?raw";
 import textStream from "./fixtures/anthropic/text.sse?raw";
 import thinkingToolUseStream from "./fixtures/anthropic/thinking-tool-use.sse?raw";
-import {
-  createScenario,
-  cutAfter,
-  hangAfter,
-  type Scenario,
-  type ScriptedResponse,
-  type Step,
-  withGates,
-} from "./support/fake-provider.ts";
+import { errorEvent, messageDelta, messageStart, messageStop, sse, textBlock } from "./fixtures/anthropic/stream.ts";
+import { createScenario, type Scenario, type ScriptedResponse, type Step, withGates } from "./support/fake-provider.ts";
 import { collect, collectUntilFailure, providerHarness, remaining } from "./support/provider-harness.ts";
 
 const API_KEY = "fake-anthropic-key-never-logged-0123456789";
@@ -44,28 +39,6 @@ function recorded(stream: string): ScriptedResponse {
     .filter(Boolean)
     .map((event) => ({ raw: `${event}\n\n` }));
   return { steps };
-}
-
-/** One SSE event as Anthropic frames it. */
-function sse(data: Record<string, unknown>): Step {
-  return { raw: `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n` };
-}
-
-const messageStart = (id = "msg_inline", usage: Record<string, number> = { input_tokens: 10, output_tokens: 1 }) =>
-  sse({ type: "message_start", message: { id, type: "message", role: "assistant", content: [], usage } });
-const messageDelta = (stopReason: string, outputTokens = 5) =>
-  sse({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } });
-const messageStop = () => sse({ type: "message_stop" });
-const textBlock = (index: number, parts: string[]): Step[] => [
-  sse({ type: "content_block_start", index, content_block: { type: "text", text: "" } }),
-  ...parts.map((text) => sse({ type: "content_block_delta", index, delta: { type: "text_delta", text } })),
-  sse({ type: "content_block_stop", index }),
-];
-const errorEvent = (type: string, message: string) => sse({ type: "error", error: { type, message } });
-
-/** A non-streaming error response shaped like Anthropic's. */
-function anthropicError(status: number, type: string, message: string, headers: Record<string, string> = {}): ScriptedResponse {
-  return { status, headers, body: JSON.stringify({ type: "error", error: { type, message } }) };
 }
 
 /** The assistant message a run stores from a call's events (as src/agent/model-call.ts folds them). */
@@ -253,14 +226,6 @@ describe("Anthropic provider streaming", () => {
     ]);
     const kinds = (await collect(remaining(iterator))).map((e) => e.kind);
     expect(kinds).toEqual(["start", "thinking_delta", "thinking_end", "text_delta", "usage", "done"]);
-  });
-
-  it("fills in the HTTP status and time to first byte", async () => {
-    const scenario = await createScenario([recorded(textStream)]);
-    const timings: { httpStatus?: number; ttfbMs?: number } = {};
-    await collect(createProvider("anthropic").stream(aRequest(scenario), timings));
-    expect(timings.httpStatus).toBe(200);
-    expect(timings.ttfbMs).toBeGreaterThanOrEqual(0);
   });
 });
 
@@ -491,30 +456,6 @@ describe("Anthropic provider request", () => {
 });
 
 describe("Anthropic provider failures", () => {
-  it("classifies 401 as authorization without echoing the key", async () => {
-    const error = await failureOf([anthropicError(401, "authentication_error", `invalid x-api-key: ${API_KEY}`)]);
-    expect(error).toMatchObject({ kind: "authorization", status: 401, retryable: false });
-    expect(error.message).toContain("provider returned HTTP 401: invalid x-api-key");
-    expect(error.message).not.toContain(API_KEY);
-  });
-
-  it("classifies 429 as rate_limit and honours Retry-After", async () => {
-    const error = await failureOf([
-      anthropicError(429, "rate_limit_error", "Number of request tokens has exceeded your rate limit", { "retry-after": "12" }),
-    ]);
-    expect(error).toMatchObject({ kind: "rate_limit", status: 429, retryAfterMs: 12_000, retryable: true });
-  });
-
-  it("classifies 529 overloaded as transient", async () => {
-    const error = await failureOf([anthropicError(529, "overloaded_error", "Overloaded")]);
-    expect(error).toMatchObject({ kind: "transient", status: 529, retryable: true, message: "provider returned HTTP 529: Overloaded" });
-  });
-
-  it("classifies 400 as a request error", async () => {
-    const error = await failureOf([anthropicError(400, "invalid_request_error", "messages.1.content.0: unexpected tool_use_id")]);
-    expect(error).toMatchObject({ kind: "request", status: 400, retryable: false });
-  });
-
   it("fails with a transient error on a mid-stream overloaded error, after forwarding earlier events", async () => {
     const { iterator } = await streamOf([recorded(overloadedStream)]);
     const { events, error } = await collectUntilFailure(iterator);
@@ -523,7 +464,8 @@ describe("Anthropic provider failures", () => {
       { kind: "text_delta", text: "Hal" },
     ]);
     expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ kind: "transient", retryable: true, message: "provider stream failed: Overloaded" });
+    expect(error).toMatchObject({ kind: "transient", message: "provider stream failed: Overloaded" });
+    expect(isRetryable(error)).toBe(true);
   });
 
   it.each([
@@ -537,22 +479,6 @@ describe("Anthropic provider failures", () => {
     expect(error).toMatchObject({ kind, message: "provider stream failed: upstream said no" });
   });
 
-  it("fails a cut stream as transient", async () => {
-    // text.sse steps: 0 message_start, 1 block start, 2 ping, 3 "Hel"; then (gated so the text is read first) the socket is destroyed.
-    const { scenario, iterator } = await streamOf([withGates(cutAfter(recorded(textStream), 4), { 4: "cut" })]);
-    expect((await iterator.next()).value).toMatchObject({ kind: "start" });
-    expect((await iterator.next()).value).toEqual({ kind: "text_delta", text: "Hel" });
-    await scenario.release("cut");
-    const { error } = await collectUntilFailure(iterator);
-    expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ kind: "transient", message: "provider stream was interrupted" });
-  });
-
-  it("fails a stream that closes before message_delta as transient", async () => {
-    const error = await failureOf([{ steps: [messageStart(), ...textBlock(0, ["par"])] }]);
-    expect(error).toMatchObject({ kind: "transient", message: "provider stream ended before the response was complete" });
-  });
-
   it("completes when the stream is cut after message_delta, as only message_stop is lost", async () => {
     const { iterator } = await streamOf([
       { steps: [messageStart(), ...textBlock(0, ["whole"]), messageDelta("end_turn", 3), { cut: true }] },
@@ -563,40 +489,5 @@ describe("Anthropic provider failures", () => {
       { kind: "usage", usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
       { kind: "done", finish: "stop" },
     ]);
-  });
-
-  it("stops at once with the abort reason when aborted mid-stream", async () => {
-    const controller = new AbortController();
-    const { iterator } = await streamOf([hangAfter(recorded(textStream), 4)], { signal: controller.signal });
-    expect((await iterator.next()).value).toMatchObject({ kind: "start" });
-    expect((await iterator.next()).value).toEqual({ kind: "text_delta", text: "Hel" });
-
-    const reason = new Error("user cancelled");
-    const pending = iterator.next();
-    controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
-  });
-
-  it("rejects with the abort reason when aborted before the request", async () => {
-    const controller = new AbortController();
-    const reason = new Error("cancelled early");
-    controller.abort(reason);
-    const { scenario, iterator } = await streamOf([recorded(textStream)], { signal: controller.signal });
-    await expect(iterator.next()).rejects.toBe(reason);
-    expect(await scenario.requests()).toEqual([]);
-  });
-
-  it("fails a stalled stream with a stall error after the stall timeout", async () => {
-    const { iterator } = await streamOf([withGates(recorded(textStream), { 4: "never" })], {}, { stallTimeoutMs: 200 });
-    const { events, error } = await collectUntilFailure(iterator);
-    expect(events.map((e) => e.kind)).toEqual(["start", "text_delta"]);
-    expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ kind: "transient", message: "provider stream stalled: no data for 0.2 s" });
-  });
-});
-
-describe("createProvider()", () => {
-  it("creates the Anthropic provider for kind anthropic", () => {
-    expect(createProvider("anthropic")).toHaveProperty("stream");
   });
 });

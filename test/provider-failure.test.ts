@@ -1,7 +1,7 @@
 // Verifies provider failure classification, Retry-After parsing, redaction and
 // the retry backoff bounds.
 import { describe, expect, it } from "vitest";
-import { classifyStreamError, parseDurationMs, parseRetryAfterMs, redact } from "../src/provider/failure.ts";
+import { classifyStreamError, isContextOverflow, parseDurationMs, parseRetryAfterMs, redact } from "../src/provider/failure.ts";
 import { withoutPromptQuotes } from "../src/provider/failure.ts";
 import {
   classifyHttpFailure,
@@ -32,7 +32,8 @@ describe("classifyHttpFailure()", () => {
     [422, "request"],
   ])("classifies HTTP %i as %s", (status, kind) => {
     const error = classifyHttpFailure(status, new Headers(), "", [KEY]);
-    expect(error).toMatchObject({ kind, status, retryable: kind === "rate_limit" || kind === "transient" });
+    expect(error).toMatchObject({ kind, status });
+    expect(isRetryable(error)).toBe(kind === "rate_limit" || kind === "transient");
     expect(error.message).toBe(`provider returned HTTP ${status}`);
   });
 
@@ -61,6 +62,39 @@ describe("classifyHttpFailure()", () => {
   it("takes the Retry-After header into retryAfterMs", () => {
     const headers = new Headers({ "retry-after": "7" });
     expect(classifyHttpFailure(429, headers, "", []).retryAfterMs).toBe(7000);
+  });
+});
+
+describe("context overflow", () => {
+  it.each([
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+    "prompt is too long: 210000 tokens > 200000 maximum",
+    "Input is too long for requested model.",
+    "The input exceeds the context window of this model.",
+  ])("classifies an HTTP 400 saying %j as context_overflow", (message) => {
+    const error = classifyHttpFailure(400, new Headers(), errorBody(message), []);
+    expect(error).toMatchObject({ kind: "context_overflow", status: 400 });
+    expect(isContextOverflow(error)).toBe(true);
+    expect(isRetryable(error)).toBe(false);
+  });
+
+  it("classifies an in-stream error saying the prompt is too long as context_overflow", () => {
+    const error = classifyStreamError({ code: "invalid_request_error", message: "prompt is too long: 210000 tokens" }, []);
+    expect(error.kind).toBe("context_overflow");
+    expect(isContextOverflow(classifyStreamError({ code: 400, message: "maximum context length exceeded" }, []))).toBe(true);
+  });
+
+  it("keeps the kind the status gives when a retryable or authorization failure mentions the context", () => {
+    expect(classifyHttpFailure(500, new Headers(), errorBody("context length check crashed"), []).kind).toBe("transient");
+    expect(classifyHttpFailure(429, new Headers(), errorBody("too many tokens per minute"), []).kind).toBe("rate_limit");
+    expect(classifyHttpFailure(401, new Headers(), errorBody("no access to the long context window"), []).kind).toBe("authorization");
+  });
+
+  it("keeps other request failures, and errors that are not provider errors, out of it", () => {
+    const error = classifyHttpFailure(400, new Headers(), errorBody("Unknown model fake-9"), []);
+    expect(error.kind).toBe("request");
+    expect(isContextOverflow(error)).toBe(false);
+    expect(isContextOverflow(new Error("prompt is too long"))).toBe(false);
   });
 });
 

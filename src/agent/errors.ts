@@ -5,6 +5,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { ErrorDetails_Error, ErrorDetailsSchema } from "../proto/gen/aiserver/v1/aiserver_pb.ts";
 import { AppError, isAbortError } from "../proto/connect/error.ts";
 import { ProviderError } from "../provider/failure.ts";
+import { isRetryable } from "../provider/retry.ts";
 
 export const ERROR_DETAILS_TYPE = "aiserver.v1.ErrorDetails";
 
@@ -17,7 +18,7 @@ export function providerFailure(err: ProviderError, modelName: string): AppError
       detail,
       // The detail carries provider text, which is not trusted markdown.
       allowCommandLinksPotentiallyUnsafePleaseOnlyUseForHandwrittenTrustedMarkdown: false,
-      isRetryable: err.kind !== "authorization" && err.kind !== "request",
+      isRetryable: isRetryable(err),
       showRequestId: true,
       shouldShowImmediateError: false,
     },

@@ -15,8 +15,7 @@ import {
   type ToolDefinition,
   type Usage,
 } from "../provider/types.ts";
-import { ProviderError, withoutPromptQuotes } from "../provider/failure.ts";
-import { isContextOverflow } from "./context-overflow.ts";
+import { isContextOverflow, ProviderError, withoutPromptQuotes } from "../provider/failure.ts";
 import { isRetryable, retryDelayMs, sleepUnlessAborted } from "../provider/retry.ts";
 
 export interface ModelCallInput {

@@ -26,7 +26,7 @@ import { readClientBlob, recoverHistory } from "./recovery.ts";
 import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
 import { compactHistory, estimateTokens, exceedsWindow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
-import { isContextOverflow } from "./context-overflow.ts";
+import { isContextOverflow } from "../provider/failure.ts";
 import type { RunControl, Injection } from "./run-control.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */

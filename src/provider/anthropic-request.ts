@@ -4,11 +4,11 @@
 import type { ChatMessage, ModelRequest, ToolCallPart, ToolDefinition } from "./types.ts";
 
 /** The API requires max_tokens; enough for a long answer or a large tool call. */
-export const DEFAULT_MAX_TOKENS = 8192;
+const DEFAULT_MAX_TOKENS = 8192;
 /** Room left for the answer itself when max_tokens has to be raised above a thinking budget. */
-export const THINKING_ANSWER_TOKENS = 4096;
+const THINKING_ANSWER_TOKENS = 4096;
 /** The API's smallest accepted budget_tokens. */
-export const MIN_THINKING_BUDGET = 1024;
+const MIN_THINKING_BUDGET = 1024;
 
 const MEDIUM_THINKING_BUDGET = 12_000;
 /** reasoning_effort names mapped to thinking budgets; a number is taken as the budget itself. */
@@ -52,7 +52,7 @@ export function buildAnthropicRequestBody(request: ModelRequest): string {
 }
 
 /** The thinking budget for a reasoning_effort, or undefined for no thinking. Unknown names get "medium". */
-export function thinkingBudget(effort: string | undefined): number | undefined {
+function thinkingBudget(effort: string | undefined): number | undefined {
   if (effort === undefined) return undefined;
   const name = effort.trim().toLowerCase();
   if (!name || THINKING_OFF.has(name)) return undefined;

@@ -1,8 +1,10 @@
 // Turns Anthropic Messages stream events into ModelEvents: thinking (with its
 // signatures kept for replay), text and tool calls per content block, one usage,
-// then done. Fed one parsed SSE event at a time.
+// then done. Fed one SSE event at a time.
 import { z } from "zod";
 import { classifyStreamError, ProviderError } from "./failure.ts";
+import { parseEventJson, type SseEvent } from "./sse.ts";
+import type { StreamMapper } from "./stream-loop.ts";
 import type { FinishReason, ModelEvent, Usage } from "./types.ts";
 
 // Every field falls back instead of failing: one odd field (a gateway, a new API
@@ -59,7 +61,7 @@ const STOP_REASONS: Record<string, FinishReason> = {
   model_context_window_exceeded: "length",
 };
 
-export class AnthropicStreamParser {
+export class AnthropicStreamParser implements StreamMapper {
   readonly #secrets: string[];
   #started = false;
   /** Open content blocks by the stream's block index (not assumed contiguous). */
@@ -90,11 +92,13 @@ export class AnthropicStreamParser {
     return this.#complete;
   }
 
-  /**
-   * Events for one SSE event (`eventName` from its `event:` line, `raw` its parsed data).
-   * Throws ProviderError for `error` events.
-   */
-  push(eventName: string | undefined, raw: unknown): ModelEvent[] {
+  /** Events for one SSE event. Throws ProviderError for `error` events. */
+  push(event: SseEvent): ModelEvent[] {
+    return this.#event(event.event, parseEventJson(event.data));
+  }
+
+  /** `eventName` is from the event's `event:` line, `raw` its parsed data. */
+  #event(eventName: string | undefined, raw: unknown): ModelEvent[] {
     const parsed = EventSchema.safeParse(raw);
     if (!parsed.success) throw new ProviderError("transient", "provider sent a malformed stream event");
     const event = parsed.data;

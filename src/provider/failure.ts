@@ -9,6 +9,9 @@ const REDACTED = "[redacted]";
 const KEY_PATTERN = /sk-[A-Za-z0-9_-]{8,}/g;
 /** Shorter strings would redact ordinary words. */
 const SECRET_MIN_CHARS = 4;
+/** How providers word a refusal because the prompt is longer than the model's context window. */
+const CONTEXT_OVERFLOW_TEXT =
+  /prompt is too long|context length|context window|maximum context|too many tokens|context_length_exceeded|input is too long/i;
 
 export interface ProviderErrorOptions {
   status?: number;
@@ -20,14 +23,12 @@ export class ProviderError extends Error {
   readonly kind: ProviderFailureKind;
   readonly status?: number;
   readonly retryAfterMs?: number;
-  readonly retryable: boolean;
 
   constructor(kind: ProviderFailureKind, message: string, options: ProviderErrorOptions = {}) {
     super(message);
     this.kind = kind;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
-    this.retryable = kind === "rate_limit" || kind === "transient";
   }
 }
 
@@ -59,10 +60,15 @@ export function isProviderError(error: unknown): error is ProviderError {
   return error instanceof ProviderError;
 }
 
+/** A provider's refusal because the prompt does not fit its context window (compaction may help). */
+export function isContextOverflow(error: unknown): boolean {
+  return error instanceof ProviderError && error.kind === "context_overflow";
+}
+
 export function classifyHttpFailure(status: number, headers: Headers, bodyText: string, secrets: string[]): ProviderError {
   const detail = errorDetail(bodyText, secrets);
   const message = `provider returned HTTP ${status}${detail ? `: ${detail}` : ""}`;
-  return new ProviderError(kindForStatus(status), message, {
+  return new ProviderError(refineRequestKind(kindForStatus(status), message), message, {
     status,
     retryAfterMs: parseRetryAfterMs(headers),
   });
@@ -80,9 +86,14 @@ export function classifyStreamError(error: unknown, secrets: string[]): Provider
   const message = typeof fields.message === "string" ? redact(fields.message, secrets) : "";
   const text = `provider stream failed${message ? `: ${message}` : ""}`;
   // Some gateways (OpenRouter) put the upstream HTTP status in `code`.
-  if (typeof code === "number") return new ProviderError(kindForStatus(code), text, { status: code });
+  if (typeof code === "number") return new ProviderError(refineRequestKind(kindForStatus(code), text), text, { status: code });
   const label = [code, fields.type].find((v): v is string => typeof v === "string") ?? "";
-  return new ProviderError(kindForErrorLabel(label), text);
+  return new ProviderError(refineRequestKind(kindForErrorLabel(label), text), text);
+}
+
+/** A request failure whose message says the prompt is too long is a context overflow. */
+function refineRequestKind(kind: ProviderFailureKind, message: string): ProviderFailureKind {
+  return kind === "request" && CONTEXT_OVERFLOW_TEXT.test(message) ? "context_overflow" : kind;
 }
 
 function kindForStatus(status: number): ProviderFailureKind {

@@ -1,35 +1,32 @@
 // The provider layer's entry point: pick a provider by kind, plus what callers
 // need to classify failures and pace retries.
-import { createAnthropicProvider } from "./anthropic.ts";
+import { ANTHROPIC_API } from "./anthropic.ts";
 import { ProviderError } from "./failure.ts";
-import { createOpenAiChatProvider } from "./openai-chat.ts";
-import { createOpenAiResponsesProvider } from "./openai-responses.ts";
+import { OPENAI_CHAT_API } from "./openai-chat.ts";
+import { OPENAI_RESPONSES_API } from "./openai-responses.ts";
+import { createStreamingProvider, type WireApi } from "./stream-loop.ts";
 import type { Provider, ProviderKind } from "./types.ts";
 import type { WatchdogOptions } from "./watchdog.ts";
 
 export type ProviderOptions = WatchdogOptions;
 
 export function createProvider(kind: ProviderKind, options: ProviderOptions = {}): Provider {
+  return createStreamingProvider(wireApiOf(kind), options);
+}
+
+function wireApiOf(kind: ProviderKind): WireApi {
   switch (kind) {
     case "openai-chat":
-      return createOpenAiChatProvider(options);
+      return OPENAI_CHAT_API;
     case "anthropic":
-      return createAnthropicProvider(options);
+      return ANTHROPIC_API;
     case "openai-responses":
-      return createOpenAiResponsesProvider(options);
+      return OPENAI_RESPONSES_API;
     default:
       throw new ProviderError("request", `provider ${kind} is not supported yet`);
   }
 }
 
-export {
-  classifyHttpFailure,
-  classifyStreamError,
-  isProviderError,
-  ProviderError,
-  parseRetryAfterMs,
-  providerErrorFromNetwork,
-} from "./failure.ts";
-export { isRetryable, RETRY_AFTER_MAX_MS, RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS, retryDelayMs, sleepUnlessAborted } from "./retry.ts";
+export { classifyHttpFailure, ProviderError, providerErrorFromNetwork } from "./failure.ts";
+export { isRetryable, RETRY_AFTER_MAX_MS, RETRY_MAX_DELAY_MS, retryDelayMs, sleepUnlessAborted } from "./retry.ts";
 export * from "./types.ts";
-export { STALL_TIMEOUT_MS, type WatchdogOptions } from "./watchdog.ts";

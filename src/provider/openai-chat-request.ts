@@ -33,7 +33,7 @@ export function buildChatRequestBody(request: ModelRequest): string {
  * DeepSeek and Kimi (Moonshot) thinking models reject a history in which an
  * assistant message lacks reasoning_content, even for turns without thinking.
  */
-export function requiresReasoningReplay(model: ModelRequest["model"]): boolean {
+function requiresReasoningReplay(model: ModelRequest["model"]): boolean {
   return /deepseek|kimi|moonshot/i.test(`${model.model} ${model.baseUrl}`);
 }
 
@@ -49,7 +49,7 @@ function safeHost(url: string): string {
   }
 }
 
-export function toChatApiMessage(message: ChatMessage, alwaysReasoning = false): ChatApiMessage {
+function toChatApiMessage(message: ChatMessage, alwaysReasoning = false): ChatApiMessage {
   switch (message.role) {
     case "system":
     case "user":

@@ -1,7 +1,9 @@
 // Turns Chat Completions stream chunks into ModelEvents: thinking, text and
-// tool calls by index, one usage, then done. Fed one parsed chunk at a time.
+// tool calls by index, one usage, then done. Fed one SSE event at a time.
 import { z } from "zod";
 import { classifyStreamError, ProviderError } from "./failure.ts";
+import { DONE_MARKER, parseEventJson, type SseEvent } from "./sse.ts";
+import type { StreamMapper } from "./stream-loop.ts";
 import type { FinishReason, ModelEvent, Usage } from "./types.ts";
 
 // Every field falls back instead of failing: one odd field from a compatible
@@ -65,7 +67,7 @@ const FINISH_REASONS: Record<string, FinishReason> = {
   length: "length",
 };
 
-export class ChatStreamParser {
+export class ChatStreamParser implements StreamMapper {
   readonly #secrets: string[];
   #started = false;
   #thinkingOpen = false;
@@ -91,8 +93,18 @@ export class ChatStreamParser {
     return this.#complete;
   }
 
-  /** Events for one chunk (already JSON-parsed). Throws ProviderError for error chunks. */
-  push(raw: unknown): ModelEvent[] {
+  /** Events for one SSE event: a chunk, or `[DONE]`, which ends the call. Throws ProviderError for error chunks. */
+  push(event: SseEvent): ModelEvent[] {
+    if (event.data === DONE_MARKER) return this.#end(true);
+    return this.#chunk(parseEventJson(event.data));
+  }
+
+  /** The stream closed without `[DONE]`. */
+  end(): ModelEvent[] {
+    return this.#end(false);
+  }
+
+  #chunk(raw: unknown): ModelEvent[] {
     const parsed = ChunkSchema.safeParse(raw);
     if (!parsed.success) throw new ProviderError("transient", "provider sent a malformed stream chunk");
     const chunk = parsed.data;
@@ -135,7 +147,7 @@ export class ChatStreamParser {
    * The stream ended (`sawDoneMarker` for `[DONE]`). Completes the call, or throws when
    * the provider stopped before saying the answer was complete.
    */
-  end(sawDoneMarker: boolean): ModelEvent[] {
+  #end(sawDoneMarker: boolean): ModelEvent[] {
     if (this.#complete) return [];
     // [DONE] without finish_reason is accepted (some gateways omit it); silence is not.
     if (!this.#started || (!this.finished && !sawDoneMarker)) {

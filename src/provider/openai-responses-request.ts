@@ -9,7 +9,7 @@ export const RESPONSES_PROVIDER = "openai-responses";
 /** A reasoning item exactly as the provider sent it (`{type:"reasoning", id, summary, encrypted_content, ...}`). */
 export type ReasoningItem = Record<string, unknown> & { type: "reasoning" };
 
-export type ResponsesInputItem =
+type ResponsesInputItem =
   | { role: "system" | "user"; content: [{ type: "input_text"; text: string }] }
   | ReasoningItem
   | { type: "message"; role: "assistant"; content: [{ type: "output_text"; text: string }] }
@@ -38,7 +38,7 @@ export function buildResponsesRequestBody(request: ModelRequest): string {
   return JSON.stringify({ ...body, ...model.extraBody });
 }
 
-export function toResponsesInputItems(message: ChatMessage): ResponsesInputItem[] {
+function toResponsesInputItems(message: ChatMessage): ResponsesInputItem[] {
   switch (message.role) {
     case "system":
     case "user":

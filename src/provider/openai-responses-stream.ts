@@ -1,9 +1,11 @@
 // Turns Responses API stream events into ModelEvents: thinking from reasoning
 // summaries, text, function calls by output order, the encrypted reasoning items
-// to replay, one usage, then done. Fed one parsed event at a time.
+// to replay, one usage, then done. Fed one SSE event at a time.
 import { z } from "zod";
 import { classifyStreamError, ProviderError } from "./failure.ts";
 import { isReasoningItem, RESPONSES_PROVIDER, type ReasoningItem } from "./openai-responses-request.ts";
+import { DONE_MARKER, parseEventJson, type SseEvent } from "./sse.ts";
+import type { StreamMapper } from "./stream-loop.ts";
 import type { FinishReason, ModelEvent, Usage } from "./types.ts";
 
 // Every field falls back instead of failing: one odd field from a compatible
@@ -74,7 +76,7 @@ interface StoredReasoning {
   item: ReasoningItem;
 }
 
-export class ResponsesStreamParser {
+export class ResponsesStreamParser implements StreamMapper {
   readonly #secrets: string[];
   #started = false;
   #thinkingOpen = false;
@@ -91,16 +93,28 @@ export class ResponsesStreamParser {
     this.#secrets = secrets;
   }
 
+  /** response.completed both makes the answer whole and ends it: nothing is left to lose after it. */
+  get finished(): boolean {
+    return this.#complete;
+  }
+
   /** `done` was emitted; nothing more will be. */
   get complete(): boolean {
     return this.#complete;
   }
 
   /**
-   * Events for one stream event (already JSON-parsed); `name` is the SSE event name,
-   * used when the payload has no `type`. Throws ProviderError for failure events.
+   * Events for one SSE event. `[DONE]` is not part of the Responses API, but some
+   * compatible gateways end with it: it ends the stream like the close does.
+   * Throws ProviderError for failure events.
    */
-  push(raw: unknown, name?: string): ModelEvent[] {
+  push(event: SseEvent): ModelEvent[] {
+    if (event.data === DONE_MARKER) return this.end();
+    return this.#event(parseEventJson(event.data), event.event);
+  }
+
+  /** `name` is the SSE event name, used when the payload has no `type`. */
+  #event(raw: unknown, name: string | undefined): ModelEvent[] {
     const parsed = EventSchema.safeParse(raw);
     if (!parsed.success) throw new ProviderError("transient", "provider sent a malformed stream event");
     const event = parsed.data;

@@ -3,7 +3,7 @@
 import { isProviderError } from "./failure.ts";
 
 /** First backoff ceiling; doubles per attempt. */
-export const RETRY_BASE_DELAY_MS = 500;
+const RETRY_BASE_DELAY_MS = 500;
 /** Upper bound of our own backoff, so a run never idles long between attempts. */
 export const RETRY_MAX_DELAY_MS = 8_000;
 /** A provider's Retry-After is honoured up to here; a longer one is shortened to this. */

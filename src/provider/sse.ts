@@ -5,6 +5,9 @@ import { ProviderError } from "./failure.ts";
 
 export type SseEvent = EventSourceMessage;
 
+/** The data of the event that ends OpenAI-style streams; not JSON. */
+export const DONE_MARKER = "[DONE]";
+
 /** One SSE event larger than this is not a chat chunk; stop instead of buffering without end. */
 const SSE_EVENT_MAX_CHARS = 8 * 1024 * 1024;
 
@@ -66,23 +69,5 @@ export function parseEventJson(data: string): unknown {
     return JSON.parse(data);
   } catch {
     throw new ProviderError("transient", "provider sent a malformed stream event");
-  }
-}
-
-/**
- * The next event, or undefined at the end. A transport failure (cut, stall) after
- * the response is already complete also ends the stream: only trailing events are lost.
- */
-export async function nextEventOrEnd(
-  events: AsyncIterator<SseEvent>,
-  complete: () => boolean,
-  signal: AbortSignal,
-): Promise<SseEvent | undefined> {
-  try {
-    const step = await events.next();
-    return step.done ? undefined : step.value;
-  } catch (error) {
-    if (complete() && !signal.aborted && error instanceof ProviderError) return undefined;
-    throw error;
   }
 }

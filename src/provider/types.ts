@@ -97,7 +97,8 @@ export interface ProviderReplay {
   data: unknown;
 }
 
-export type ProviderFailureKind = "rate_limit" | "authorization" | "transient" | "request";
+/** `context_overflow` is a request failure because the prompt does not fit the context window. */
+export type ProviderFailureKind = "rate_limit" | "authorization" | "transient" | "request" | "context_overflow";
 
 /** What a provider call measured, reported once the stream ends (for llm_calls rows). */
 export interface CallTimings {

@@ -3,7 +3,7 @@
 import { ProviderError } from "./failure.ts";
 
 /** Reasoning models can think silently for a long while; two minutes of nothing is a dead stream. */
-export const STALL_TIMEOUT_MS = 120_000;
+const STALL_TIMEOUT_MS = 120_000;
 
 export interface WatchdogOptions {
   stallTimeoutMs?: number;

@@ -8,7 +8,7 @@ import { buildCheckpoint, type CheckpointInput } from "./checkpoint.ts";
 import { KvTimeoutError, type RequestChannel } from "./client-channel.ts";
 
 /** Acknowledgement budget: 5 s, plus 0.5 s per blob and 2 s per MiB, at most 30 s. */
-export function blobAckTimeoutMs(blobCount: number, totalBytes: number): number {
+function blobAckTimeoutMs(blobCount: number, totalBytes: number): number {
   return Math.min(30_000, 5_000 + 500 * blobCount + 2_000 * (totalBytes / (1024 * 1024)));
 }
 

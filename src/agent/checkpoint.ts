@@ -15,7 +15,7 @@ import {
 import type { ChatMessage } from "../provider/types.ts";
 import { toRootMessage } from "./root-messages.ts";
 
-export interface HistoryEntry {
+interface HistoryEntry {
   messageKey: string | null;
   message: ChatMessage;
   /** Serialized ToolCall card (tool messages only). */

@@ -6,9 +6,9 @@ import { ErrorDetails_Error, ErrorDetailsSchema } from "../proto/gen/aiserver/v1
 import { AppError, isAbortError } from "../proto/connect/error.ts";
 import { ProviderError } from "../provider/failure.ts";
 
-export const ERROR_DETAILS_TYPE = "aiserver.v1.ErrorDetails";
+const ERROR_DETAILS_TYPE = "aiserver.v1.ErrorDetails";
 
-export function providerFailure(err: ProviderError, modelName: string): AppError {
+function providerFailure(err: ProviderError, modelName: string): AppError {
   const detail = `${modelName}: ${err.message}`;
   const details = create(ErrorDetailsSchema, {
     error: ErrorDetails_Error.PROVIDER_ERROR,

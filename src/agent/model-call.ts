@@ -46,7 +46,7 @@ export interface ModelCallDeps {
 }
 
 /** Retries after the first failed attempt of a provider call (so at most 4 attempts). */
-export const MAX_PROVIDER_RETRIES = 3;
+const MAX_PROVIDER_RETRIES = 3;
 
 /**
  * One provider call, retried on rate limits and transient failures with

@@ -8,7 +8,7 @@ import type { RequestChannel } from "./client-channel.ts";
 import { toHex } from "./checkpoint.ts";
 import { fromRootMessage, type RootMessage } from "./root-messages.ts";
 
-export const BLOB_FETCH_TIMEOUT_MS = 15_000;
+const BLOB_FETCH_TIMEOUT_MS = 15_000;
 
 export async function recoverHistory(
   channel: RequestChannel,

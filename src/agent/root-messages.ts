@@ -16,7 +16,7 @@ export interface RootMessage {
 }
 
 /** Our exact message and its idempotency key, carried inside the client's copy. */
-export interface OwnMessage {
+interface OwnMessage {
   message: ChatMessage;
   key?: string;
 }

@@ -17,7 +17,7 @@ import { GetDefaultModelForCliResponseSchema, GetUsableModelsResponseSchema } fr
 import type { ModelConfig } from "../provider/types.ts";
 import { availableModels, defaultModel, defaultModelForCli, defaultModelNudgeData, usableModels } from "./models.ts";
 
-export interface UnaryContext {
+interface UnaryContext {
   models: ModelConfig[];
   principal: string;
 }

@@ -16,7 +16,7 @@ import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../../src/proto/ge
 import { EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM, FLAG_MESSAGE } from "../../src/proto/connect/envelope.ts";
 import { withTimeout } from "./deferred.ts";
 
-export const TOKEN = "test-token";
+const TOKEN = "test-token";
 export const BASE = "http://byok.test";
 const WAIT_MS = 10_000;
 
@@ -55,7 +55,7 @@ export function runRequest(opts: RunRequestOptions): AgentClientMessage {
 
 export const heartbeat = () => clientMessage({ message: { case: "clientHeartbeat", value: {} } });
 
-export function authHeaders(token: string | null = TOKEN): Record<string, string> {
+function authHeaders(token: string | null = TOKEN): Record<string, string> {
   return token === null ? {} : { authorization: `Bearer ${token}` };
 }
 

@@ -7,7 +7,7 @@ import type { ToolContext } from "./types.ts";
 
 type DeltaInit = MessageInitShape<typeof ToolCallDeltaSchema>["delta"];
 
-export function emitToolCallDelta(ctx: ToolContext, delta: DeltaInit): void {
+function emitToolCallDelta(ctx: ToolContext, delta: DeltaInit): void {
   ctx.emit(
     interactionUpdate({
       case: "toolCallDelta",

@@ -14,7 +14,7 @@ import type { ToolContext, ToolResult } from "./types.ts";
 type EditResultInit = MessageInitShape<typeof EditResultSchema>;
 
 /** The file as the hidden read found it. */
-export type CurrentFile = { exists: false } | { exists: true; text: string; complete: boolean };
+type CurrentFile = { exists: false } | { exists: true; text: string; complete: boolean };
 
 export interface EditPlan {
   path: string;

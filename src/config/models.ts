@@ -30,7 +30,7 @@ export interface ModelCatalog {
   problems: Map<string, string>;
 }
 
-export function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boolean): ModelCatalog {
+function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boolean): ModelCatalog {
   const catalog: ModelCatalog = { models: [], problems: new Map() };
   if (!raw || raw.trim() === "") return catalog;
   let parsed: unknown;

@@ -4,7 +4,7 @@
 import type { ExecClientMessage, InteractionResponse } from "../../proto/gen/agent/v1/agent_pb.ts";
 import type { ExecCall } from "./types.ts";
 
-export const EXEC_CLOSED_EARLY = "Cursor Exec stream closed before returning a terminal result";
+const EXEC_CLOSED_EARLY = "Cursor Exec stream closed before returning a terminal result";
 
 type ExecResultOneof = ExecClientMessage["message"];
 export type ExecResultCase = NonNullable<ExecResultOneof["case"]>;

@@ -4,11 +4,11 @@
 import type { AppError, Code } from "./error.ts";
 import { encodeEnvelope, FLAG_END_STREAM } from "./envelope.ts";
 
-export interface EndStreamJson {
+interface EndStreamJson {
   error?: { code: Code; message?: string; details?: { type: string; value: string }[] };
 }
 
-export function endStreamToJson(error?: AppError): EndStreamJson {
+function endStreamToJson(error?: AppError): EndStreamJson {
   if (!error) return {};
   const body: NonNullable<EndStreamJson["error"]> = { code: error.code };
   if (error.message) body.message = error.message;

@@ -232,7 +232,7 @@ export type KvRequest =
 
 export class KvTimeoutError extends Error {
   override readonly name = "KvTimeoutError";
-  constructor(readonly kind: KvRequest["case"]) {
+  constructor(kind: KvRequest["case"]) {
     super(`the client did not answer ${kind === "setBlobArgs" ? "set_blob" : "get_blob"} in time`);
   }
 }

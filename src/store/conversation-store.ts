@@ -27,7 +27,6 @@ export interface NewLlmCall {
   displayName: string;
   messageCount: number;
   toolCount: number;
-  requestBytes?: number;
 }
 
 export interface LlmCallOutcome {
@@ -73,16 +72,15 @@ export class ConversationStore {
    * Makes `run` the conversation's active run. A previously active run that is
    * still running becomes `cancelled`, with its running llm_calls.
    */
-  claimRun(run: NewRun): { replacedRunId: string | null } {
+  claimRun(run: NewRun): void {
     const now = Date.now();
-    return this.db.transaction((tx) => {
+    this.db.transaction((tx) => {
       const current = tx
         .select({ activeRunId: conversations.activeRunId })
         .from(conversations)
         .where(eq(conversations.conversationId, run.conversationId))
         .get();
       const previous = current?.activeRunId ?? null;
-      let replacedRunId: string | null = null;
       if (previous && previous !== run.runId) {
         const cancelled = tx
           .update(runs)
@@ -90,10 +88,7 @@ export class ConversationStore {
           .where(and(eq(runs.runId, previous), eq(runs.status, "running")))
           .returning({ runId: runs.runId })
           .all();
-        if (cancelled.length > 0) {
-          replacedRunId = previous;
-          cancelRunningCalls(tx, [previous], now);
-        }
+        if (cancelled.length > 0) cancelRunningCalls(tx, [previous], now);
       }
       tx.insert(runs)
         .values({ ...run, status: "running", createdAtMs: now })
@@ -102,7 +97,6 @@ export class ConversationStore {
         .set({ activeRunId: run.runId, lastModel: run.model })
         .where(eq(conversations.conversationId, run.conversationId))
         .run();
-      return { replacedRunId };
     });
   }
 

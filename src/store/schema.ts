@@ -60,7 +60,6 @@ export const llmCalls = sqliteTable(
     finishReason: text("finish_reason"),
     messageCount: integer("message_count").notNull(),
     toolCount: integer("tool_count").notNull(),
-    requestBytes: integer("request_bytes"),
     httpStatus: integer("http_status"),
     createdAtMs: integer("created_at_ms").notNull(),
     ttfbMs: integer("ttfb_ms"),

@@ -2,7 +2,7 @@
 // of the conversation it may carry.
 import type { AgentRunRequest } from "../proto/gen/agent/v1/agent_pb.ts";
 import { AppError } from "../proto/connect/error.ts";
-import { toHex } from "../agent/checkpoint.ts";
+import { toHex } from "../proto/bytes.ts";
 import type { RunAction } from "../agent/run.ts";
 
 /** One message must fit a history row (the object's SQLite caps rows at 2 MB). */

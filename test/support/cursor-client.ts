@@ -14,6 +14,7 @@ import {
 } from "../../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM, FLAG_MESSAGE } from "../../src/proto/connect/envelope.ts";
+import { toHex } from "../../src/proto/bytes.ts";
 import { withTimeout } from "./deferred.ts";
 
 const TOKEN = "test-token";
@@ -57,10 +58,6 @@ export const heartbeat = () => clientMessage({ message: { case: "clientHeartbeat
 
 function authHeaders(token: string | null = TOKEN): Record<string, string> {
   return token === null ? {} : { authorization: `Bearer ${token}` };
-}
-
-export function toHex(bytes: Uint8Array): string {
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Sends one BidiAppend; `data` overrides the hex payload (for malformed input). */

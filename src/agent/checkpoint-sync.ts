@@ -1,7 +1,7 @@
 // Publishes a checkpoint the way Cursor requires: every blob it newly references
 // is set on the client and acknowledged first (bounded), then the checkpoint.
-import { create } from "@bufbuild/protobuf";
-import { AgentServerMessageSchema, type AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import { checkpointUpdate } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import { buildCheckpoint, type CheckpointInput } from "./checkpoint.ts";
@@ -47,5 +47,5 @@ export async function prepareCheckpoint(deps: Omit<CheckpointDeps, "emit">, inpu
     }
     deps.store.markBlobsAcked(missing.map(([id]) => id));
   }
-  return create(AgentServerMessageSchema, { message: { case: "conversationCheckpointUpdate", value: built.state } });
+  return checkpointUpdate(built.state);
 }

@@ -2,7 +2,7 @@
 // thinking to Cursor as the provider's chunks arrive, and collects the
 // assistant message and usage.
 import type { AgentServerMessage, ToolCall } from "../proto/gen/agent/v1/agent_pb.ts";
-import { interactionUpdate, updates } from "../proto/frames.ts";
+import { updates } from "../proto/frames.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import {
   emptyUsage,
@@ -180,24 +180,14 @@ class StreamCollector {
         this.#toolCalls.set(event.index, { id: event.callId, name: event.name, arguments: "" });
         // The client shows an empty typed card at once, then the arguments as they stream.
         const card = this.cardFor(event.name);
-        this.emit(
-          interactionUpdate({
-            case: "partialToolCall",
-            value: { callId: event.callId, argsTextDelta: "", modelCallId: this.#modelCallId, ...(card && { toolCall: card }) },
-          }),
-        );
+        this.emit(updates.partialToolCall(event.callId, this.#modelCallId, "", card));
         return;
       }
       case "tool_call_delta": {
         const call = this.#toolCalls.get(event.index);
         if (!call) return;
         call.arguments += event.delta;
-        this.emit(
-          interactionUpdate({
-            case: "partialToolCall",
-            value: { callId: call.id, argsTextDelta: event.delta, modelCallId: this.#modelCallId },
-          }),
-        );
+        this.emit(updates.partialToolCall(call.id, this.#modelCallId, event.delta));
         return;
       }
       case "tool_call_end":

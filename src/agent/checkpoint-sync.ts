@@ -5,7 +5,7 @@ import { checkpointUpdate } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import { buildCheckpoint, type CheckpointInput } from "./checkpoint.ts";
-import { KvTimeoutError, type RequestChannel } from "./client-channel.ts";
+import { KvTimeoutError, type RequestChannel } from "./request-channel.ts";
 
 /** Acknowledgement budget: 5 s, plus 0.5 s per blob and 2 s per MiB, at most 30 s. */
 function blobAckTimeoutMs(blobCount: number, totalBytes: number): number {

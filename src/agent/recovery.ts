@@ -5,7 +5,7 @@ import type { ConversationStateStructure } from "../proto/gen/agent/v1/agent_pb.
 import { toHex } from "../proto/bytes.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { NewMessage } from "../store/conversation-store.ts";
-import type { RequestChannel } from "./client-channel.ts";
+import type { RequestChannel } from "./request-channel.ts";
 import { fromRootMessage, type RootMessage } from "./root-messages.ts";
 
 const BLOB_FETCH_TIMEOUT_MS = 15_000;

@@ -9,7 +9,7 @@ import { isAbortError } from "../proto/connect/error.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ToolCallPart } from "../provider/types.ts";
-import type { RequestChannel } from "./client-channel.ts";
+import type { RequestChannel } from "./request-channel.ts";
 import type { Tool, ToolResult, ToolSessionState } from "./tools/types.ts";
 import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
 

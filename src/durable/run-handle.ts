@@ -1,7 +1,7 @@
 // A live run: its id, where its output goes, how to stop it, and how to steer it.
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { RunControl } from "../agent/run-control.ts";
-import { RequestChannel } from "../agent/client-channel.ts";
+import { RequestChannel } from "../agent/request-channel.ts";
 import type { Transport } from "./transport.ts";
 
 export class RunHandle {

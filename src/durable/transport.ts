@@ -4,7 +4,7 @@ import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { OrderedInbox } from "./inbox.ts";
 import { Outbox } from "./outbox.ts";
 import type { RunHandle } from "./run-handle.ts";
-import type { RequestChannel, RequestIds } from "../agent/client-channel.ts";
+import type { RequestChannel, RequestIds } from "../agent/request-channel.ts";
 
 export type TransportState =
   | { kind: "waiting" } // no run_request yet (RunSSE or a heartbeat came first)

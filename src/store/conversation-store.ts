@@ -218,7 +218,7 @@ export class ConversationStore {
         seq: messages.seq,
         messageKey: messages.messageKey,
         payloadJson: messages.payloadJson,
-        cursorStep: messages.cursorStep,
+        toolCard: messages.toolCard,
         mode: messages.mode,
         requestId: runs.requestId,
       })
@@ -321,7 +321,7 @@ export class ConversationStore {
             messageKey: item.messageKey ?? null,
             role: item.message.role,
             payloadJson: JSON.stringify(item.message),
-            cursorStep: item.toolCard ?? null,
+            toolCard: item.toolCard ?? null,
             mode: item.mode ?? null,
             createdAtMs: now,
           })
@@ -332,14 +332,14 @@ export class ConversationStore {
   }
 }
 
-type MessageRow = Pick<typeof messages.$inferSelect, "seq" | "messageKey" | "payloadJson" | "cursorStep" | "mode">;
+type MessageRow = Pick<typeof messages.$inferSelect, "seq" | "messageKey" | "payloadJson" | "toolCard" | "mode">;
 
 function storedMessage(row: MessageRow, requestId: string | null): StoredMessage {
   return {
     seq: row.seq,
     messageKey: row.messageKey,
     message: JSON.parse(row.payloadJson) as ChatMessage,
-    toolCard: row.cursorStep ?? null,
+    toolCard: row.toolCard ?? null,
     requestId,
     mode: row.mode ?? null,
   };

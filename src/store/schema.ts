@@ -91,8 +91,8 @@ export const messages = sqliteTable(
     runId: text("run_id"),
     role: text("role").notNull(),
     payloadJson: text("payload_json").notNull(),
-    /** What Cursor shows for this message: a serialized ConversationStep (or UserMessage). */
-    cursorStep: bytes("cursor_step"),
+    /** The serialized ToolCall card of a tool message: its step in Cursor's turn structure. */
+    toolCard: bytes("tool_card"),
     /** Cursor's agent mode of a user message, so its turn blob never changes afterwards. */
     mode: integer("mode"),
     /** Set when an edited, re-sent earlier message branched the history before this one. */

@@ -1,4 +1,4 @@
-// How run failures reach Cursor (spec §1.3): provider failures become
+// How run failures reach Cursor (docs/protocol.md#errors): provider failures become
 // `unavailable` with aiserver.v1.ErrorDetails so the client shows a provider
 // error card; the message never contains keys or prompt text.
 import { create, toBinary } from "@bufbuild/protobuf";

@@ -67,7 +67,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
 
 async function bindConversation(env: AppEnv, principal: Principal, requestId: string, message: AgentClientMessage): Promise<string> {
   const run = message.message.case === "runRequest" ? message.message.value : undefined;
-  // The reference falls back to the request id when Cursor sends no conversation id.
+  // Without a conversation id, the request id names the conversation (docs/protocol.md#bidiappend).
   const conversationId = run?.conversationId || requestId;
   checkIdLength(conversationId, "conversation_id");
   const result = await routerStub(env, principal).bind(requestId, conversationId);

@@ -37,7 +37,7 @@ export function interactionUpdate(update: UpdateInit): AgentServerMessage {
 
 export const updates = {
   textDelta: (text: string) => interactionUpdate({ case: "textDelta", value: { text } }),
-  // THINKING_STYLE_DEFAULT (1), the style Cursor renders as plain thinking.
+  // THINKING_STYLE_DEFAULT (1); see docs/protocol.md#interaction-updates.
   thinkingDelta: (text: string) => interactionUpdate({ case: "thinkingDelta", value: { text, thinkingStyle: 1 } }),
   thinkingCompleted: (durationMs: number) =>
     interactionUpdate({ case: "thinkingCompleted", value: { thinkingDurationMs: Math.max(1, Math.round(durationMs)) } }),

@@ -1,4 +1,4 @@
-// Reading an exec's replies by the protocol's rules (spec §3.5): an empty
+// Reading an exec's replies by the protocol's rules (docs/protocol.md#exec): an empty
 // ExecClientMessage means "still working", a reply of another kind is a protocol
 // fault, and stream_close or throw before a result ends the call with an error.
 import type { ExecClientMessage, InteractionResponse } from "../../proto/gen/agent/v1/agent_pb.ts";

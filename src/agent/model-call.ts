@@ -10,7 +10,9 @@ import {
   type ChatMessage,
   type FinishReason,
   type ModelConfig,
+  type ModelEvent,
   type Provider,
+  type ProviderReplay,
   type ToolCallPart,
   type ToolDefinition,
   type Usage,
@@ -136,7 +138,7 @@ function promptTexts(messages: ChatMessage[]): string[] {
 class StreamCollector {
   #text = "";
   #reasoning: string | undefined;
-  #replay: import("../provider/types.ts").ProviderReplay | undefined;
+  #replay: ProviderReplay | undefined;
   #thinkingSince: number | undefined;
   #usage = emptyUsage();
   #finish: FinishReason | undefined;
@@ -155,7 +157,7 @@ class StreamCollector {
     this.#modelCallId = fallbackModelCallId;
   }
 
-  accept(event: import("../provider/types.ts").ModelEvent): void {
+  accept(event: ModelEvent): void {
     switch (event.kind) {
       case "start":
         if (event.modelCallId) this.#modelCallId = event.modelCallId;

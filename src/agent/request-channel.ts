@@ -133,18 +133,15 @@ export class RequestChannel implements ClientChannel {
 
   /**
    * Sends exec_server_control_message.abort for every exec still open, except
-   * detached (Task) execs unless `includeDetached`. Returns the aborted ids.
+   * detached (Task) execs unless `includeDetached`.
    */
-  abortOpenExecs(options: { includeDetached?: boolean; toolCallId?: string } = {}): number[] {
-    const aborted: number[] = [];
+  abortOpenExecs(options: { includeDetached?: boolean; toolCallId?: string } = {}): void {
     for (const [id, open] of this.#execs) {
       if (open.detached && !options.includeDetached) continue;
       if (options.toolCallId !== undefined && open.toolCallId !== options.toolCallId) continue;
       this.#execs.delete(id);
-      aborted.push(id);
       this.emit(execAbort(id));
     }
-    return aborted;
   }
 
   /**

@@ -148,7 +148,7 @@ export class ConversationStore {
   }
 
   /** After a restart nothing is running any more: record interrupted runs as failed. */
-  recoverInterruptedRuns(): string[] {
+  recoverInterruptedRuns(): void {
     const now = Date.now();
     const stuck = this.db
       .update(runs)
@@ -164,7 +164,6 @@ export class ConversationStore {
       .map((r) => r.runId);
     if (stuck.length > 0) cancelRunningCalls(this.db, stuck, now);
     this.db.update(conversations).set({ activeRunId: null }).run();
-    return stuck;
   }
 
   nextProviderCallIndex(runId: string): number {
@@ -254,14 +253,12 @@ export class ConversationStore {
     return row?.runId ?? undefined;
   }
 
-  countSummary(conversationId: string): number {
-    const row = this.db
+  countSummary(conversationId: string): void {
+    this.db
       .update(conversations)
       .set({ summaryCount: sql`${conversations.summaryCount} + 1` })
       .where(eq(conversations.conversationId, conversationId))
-      .returning({ n: conversations.summaryCount })
-      .get();
-    return row?.n ?? 0;
+      .run();
   }
 
   /** A message of the live branch by its idempotency key. */

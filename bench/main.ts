@@ -25,6 +25,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { AgentClientMessageSchema, AgentServerMessageSchema, type AgentClientMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM, FLAG_MESSAGE } from "../src/proto/connect/envelope.ts";
+import { toHex } from "../src/proto/bytes.ts";
 import {
   installExitHandlers,
   isExiting,
@@ -108,17 +109,13 @@ function headers(token: string, extra: Record<string, string> = {}): Record<stri
   return { authorization: `Bearer ${token}`, ...extra };
 }
 
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString("hex");
-}
-
 function appendBody(requestId: string, seqno: number, message: AgentClientMessage): Uint8Array {
   return toBinary(
     BidiAppendRequestSchema,
     create(BidiAppendRequestSchema, {
       requestId: { requestId },
       appendSeqno: BigInt(seqno),
-      data: hex(toBinary(AgentClientMessageSchema, message)),
+      data: toHex(toBinary(AgentClientMessageSchema, message)),
     }),
   );
 }

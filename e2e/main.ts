@@ -22,6 +22,7 @@ import {
   type AgentServerMessage,
 } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { AiService, BidiService } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
+import { toHex } from "../src/proto/bytes.ts";
 import { startFakeProviderServer } from "../test/support/fake-provider-server.ts";
 import type { RecordedRequest, Step } from "../test/support/fake-provider-types.ts";
 import { KvClient } from "./support/kv-client.ts";
@@ -69,10 +70,6 @@ async function check(name: string, body: () => Promise<void>): Promise<void> {
 
 function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
-}
-
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString("hex");
 }
 
 function bearer(token: string): Interceptor {
@@ -130,7 +127,7 @@ async function checkTurn(dev: WranglerDev, token: string, providerBase: string, 
   let seqno = 0; // 0 is the run_request; the client's replies follow
   const append = (message: AgentClientMessage) =>
     bidi.bidiAppend(
-      { requestId: { requestId }, appendSeqno: BigInt(seqno++), data: hex(toBinary(AgentClientMessageSchema, message)) },
+      { requestId: { requestId }, appendSeqno: BigInt(seqno++), data: toHex(toBinary(AgentClientMessageSchema, message)) },
       { timeoutMs: CALL_TIMEOUT_MS },
     );
   // Like Cursor: store and acknowledge the conversation-state blobs the server sets.
@@ -254,8 +251,8 @@ async function main(): Promise<number> {
   onCleanup(() => provider.close());
   const providerBase = `http://127.0.0.1:${provider.port}`;
 
-  const token = randomBytes(24).toString("hex");
-  const apiKey = `sk-e2e-${randomBytes(8).toString("hex")}`;
+  const token = toHex(randomBytes(24));
+  const apiKey = `sk-e2e-${toHex(randomBytes(8))}`;
   const models = [
     {
       name: MODEL_NAME,

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { exports } from "cloudflare:workers";
 import { fromBinary } from "@bufbuild/protobuf";
+import { base64Decode } from "@bufbuild/protobuf/wire";
 import { ErrorDetailsSchema, ErrorDetails_Error } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { chatText, createScenario, httpError } from "./support/fake-provider.ts";
 import { BASE, bidiAppend, heartbeat, runSse, startTurn } from "./support/cursor-client.ts";
@@ -21,11 +22,7 @@ async function expectNextTurnWorks() {
 }
 
 function decodeDetails(value: string) {
-  const binary = atob(value + "=".repeat((4 - (value.length % 4)) % 4));
-  return fromBinary(
-    ErrorDetailsSchema,
-    Uint8Array.from(binary, (c) => c.charCodeAt(0)),
-  );
+  return fromBinary(ErrorDetailsSchema, base64Decode(value));
 }
 
 describe("bad input", () => {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
 import { startTurn } from "./support/cursor-client.ts";
+import { toHex } from "../src/proto/bytes.ts";
 import { readNotFound, readSuccess, writeSuccess } from "./support/exec-replies.ts";
 
 describe("checkpoints", () => {
@@ -28,7 +29,7 @@ describe("checkpoints", () => {
     expect(tail[0]!.rootPromptMessagesJson.length).toBe(5); // system, user, assistant(call), tool, assistant
     // Every blob the final checkpoint references was set on the client first.
     for (const id of [...tail[0]!.rootPromptMessagesJson, ...tail[0]!.turns]) {
-      expect(reader.blobs.has([...id].map((b) => b.toString(16).padStart(2, "0")).join(""))).toBe(true);
+      expect(reader.blobs.has(toHex(id))).toBe(true);
     }
   });
 

@@ -3,12 +3,12 @@
 import { describe, expect, it } from "vitest";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ConversationSummaryArchiveSchema, ConversationSummarySchema } from "../src/proto/gen/agent/v1/agent_pb.ts";
+import { toHex } from "../src/proto/bytes.ts";
 import { chatText, createScenario, httpError } from "./support/fake-provider.ts";
 import { clientMessage, startTurn } from "./support/cursor-client.ts";
 
 type Request = { messages: { role: string; content: string }[]; tools?: unknown[] };
 const parse = (body: string) => JSON.parse(body) as Request;
-const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
 
 describe("compaction", () => {
   it("summarises on /summarize with a call without tools, replaces the history, and ends with the checkpoint tail", async () => {
@@ -40,9 +40,9 @@ describe("compaction", () => {
 
     const state = two.reader.checkpoints().at(-1)!;
     expect(state.selfSummaryCount).toBe(1);
-    const summaryBlob = two.reader.blobs.get(hex(state.summary!))!;
+    const summaryBlob = two.reader.blobs.get(toHex(state.summary!))!;
     expect(fromBinary(ConversationSummarySchema, summaryBlob).summary).toBe(summary);
-    const archive = fromBinary(ConversationSummaryArchiveSchema, two.reader.blobs.get(hex(state.summaryArchive!))!);
+    const archive = fromBinary(ConversationSummaryArchiveSchema, two.reader.blobs.get(toHex(state.summaryArchive!))!);
     expect(archive.summary).toBe(summary);
     expect(archive.summarizedMessages.length).toBe(2); // the first question and its answer
 

@@ -1,7 +1,11 @@
 // BYOK_MODELS validation and the guard against private upstream addresses.
 import { describe, expect, it } from "vitest";
-import { parseModelCatalog } from "../src/config/models.ts";
-import { checkUpstreamUrl, isPrivateHost } from "../src/config/upstream-url.ts";
+import { modelCatalogFromEnv } from "../src/config/models.ts";
+import { checkUpstreamUrl } from "../src/config/upstream-url.ts";
+
+const PRIVATE_HOST = /loopback or private address/;
+/** The catalog the worker reads from its env. */
+const catalogOf = (raw: string) => modelCatalogFromEnv({ BYOK_MODELS: raw, BYOK_ALLOW_PRIVATE_UPSTREAMS: "false" });
 
 describe("upstream URL guard", () => {
   it("treats loopback, private, link-local, mapped and NAT64 forms of them as private", () => {
@@ -18,10 +22,10 @@ describe("upstream URL guard", () => {
       "[::ffff:7f00:1]",
       "[64:ff9b::a00:1]",
     ]) {
-      expect(isPrivateHost(new URL(`http://${host}/`).hostname), host).toBe(true);
+      expect(checkUpstreamUrl(`https://${host}/v1`, false), host).toMatch(PRIVATE_HOST);
     }
     for (const host of ["api.openai.com", "8.8.8.8", "[2606:4700::1111]"]) {
-      expect(isPrivateHost(new URL(`https://${host}/`).hostname), host).toBe(false);
+      expect(checkUpstreamUrl(`https://${host}/v1`, false), host).toBeUndefined();
     }
   });
 
@@ -36,14 +40,13 @@ describe("upstream URL guard", () => {
 
 describe("BYOK_MODELS", () => {
   it("keeps good entries and reports bad ones without their keys", () => {
-    const catalog = parseModelCatalog(
+    const catalog = catalogOf(
       JSON.stringify([
         { name: "good", provider: "anthropic", base_url: "https://api.anthropic.com/v1", api_key: "sk-ant-secret-1", model: "claude" },
         { name: "local", provider: "openai-chat", base_url: "http://127.0.0.1:1/v1", api_key: "sk-secret-2", model: "m" },
         { name: "broken", provider: "openai-chat", api_key: "sk-secret-3" },
         { name: "weird", provider: "gemini", base_url: "https://x.example", api_key: "sk-secret-4", model: "m" },
       ]),
-      false,
     );
     expect(catalog.models.map((m) => m.name)).toEqual(["good"]);
     expect([...catalog.problems.keys()]).toEqual(["local", "broken", "weird"]);
@@ -51,7 +54,7 @@ describe("BYOK_MODELS", () => {
   });
 
   it("reports JSON that is not an array of models", () => {
-    expect([...parseModelCatalog("{not json", false).problems.values()]).toEqual(["BYOK_MODELS is not valid JSON"]);
-    expect([...parseModelCatalog("{}", false).problems.values()][0]).toMatch(/JSON array/);
+    expect([...catalogOf("{not json").problems.values()]).toEqual(["BYOK_MODELS is not valid JSON"]);
+    expect([...catalogOf("{}").problems.values()][0]).toMatch(/JSON array/);
   });
 });

@@ -1,10 +1,12 @@
 // Connect envelope framing and end-stream JSON, through the project's codec.
 import { describe, expect, it } from "vitest";
 import { AppError } from "../src/proto/connect/error.ts";
-import { encodeEndStream, endStreamToJson } from "../src/proto/connect/end-stream.ts";
+import { encodeEndStream } from "../src/proto/connect/end-stream.ts";
 import { decodeEnvelopes, EndStreamWatcher, EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM } from "../src/proto/connect/envelope.ts";
 
 const bytes = (...values: number[]) => new Uint8Array(values);
+/** The JSON payload of the end-stream frame the server writes. */
+const endStreamJson = (error?: AppError) => JSON.parse(new TextDecoder().decode(decodeEnvelopes(encodeEndStream(error))[0]!.data));
 
 describe("EnvelopeDecoder", () => {
   it("reassembles a frame split across chunks at every byte boundary", () => {
@@ -47,7 +49,7 @@ describe("EnvelopeDecoder", () => {
 
 describe("end-stream JSON", () => {
   it("is an empty object on success", () => {
-    expect(endStreamToJson()).toEqual({});
+    expect(endStreamJson()).toEqual({});
     const [frame] = decodeEnvelopes(encodeEndStream());
     expect(frame!.flags).toBe(FLAG_END_STREAM);
     expect(new TextDecoder().decode(frame!.data)).toBe("{}");
@@ -55,7 +57,7 @@ describe("end-stream JSON", () => {
 
   it("carries code, message and base64 details without padding on error", () => {
     const error = new AppError("unavailable", "provider down", [{ type: "aiserver.v1.ErrorDetails", value: bytes(8, 57) }]);
-    expect(endStreamToJson(error)).toEqual({
+    expect(endStreamJson(error)).toEqual({
       error: { code: "unavailable", message: "provider down", details: [{ type: "aiserver.v1.ErrorDetails", value: "CDk" }] },
     });
   });

@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { base64Encode } from "@bufbuild/protobuf/wire";
 import type { TestProject } from "vitest/node";
 import { startFakeProviderServer } from "./support/fake-provider-server.ts";
 
@@ -31,5 +32,5 @@ function buildReferenceDescriptors(): string {
     ["build", dir, "--as-file-descriptor-set", "-o", "-#format=binpb"],
     { maxBuffer: 64 * 1024 * 1024 },
   );
-  return bytes.toString("base64");
+  return base64Encode(bytes);
 }

@@ -4,13 +4,12 @@ import { describe, expect, it } from "vitest";
 import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
 import { create } from "@bufbuild/protobuf";
 import { PreFetchedBlobSchema } from "../src/proto/gen/agent/v1/agent_pb.ts";
+import { toHex } from "../src/proto/bytes.ts";
 import { clientMessage, runRequest, startTurn } from "./support/cursor-client.ts";
 import { readSuccess } from "./support/exec-replies.ts";
 import { deferred } from "./support/deferred.ts";
 import type { ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { messagesPrefix } from "./support/prefix.ts";
-
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 describe("recovery and branching", () => {
   it("continues a conversation known only from the client's conversation_state, byte for byte", async () => {
@@ -22,7 +21,7 @@ describe("recovery and branching", () => {
     // A conversation object that has never seen it (new deployment, lost storage):
     // half of the root blobs come pre-fetched, the rest on request (get_blob).
     const roots = state.rootPromptMessagesJson;
-    const prefetched = roots.slice(0, 1).map((id) => ({ id, value: first.reader.blobs.get(hex(id))! }));
+    const prefetched = roots.slice(0, 1).map((id) => ({ id, value: first.reader.blobs.get(toHex(id))! }));
     const base = runRequest({ conversationId: crypto.randomUUID(), text: "and now?", messageId: "u2" });
     if (base.message.case !== "runRequest") throw new Error("unreachable");
     base.message.value.conversationState = state;
@@ -30,7 +29,7 @@ describe("recovery and branching", () => {
     const message = base;
     const second = await startTurn(
       { conversationId: "", text: "", message },
-      { blobs: new Map([...first.reader.blobs].filter(([id]) => id !== hex(roots[0]!))) },
+      { blobs: new Map([...first.reader.blobs].filter(([id]) => id !== toHex(roots[0]!))) },
     );
     expect(await second.reader.end()).toEqual({});
     expect(second.reader.text()).toBe("recovered answer");
@@ -106,7 +105,7 @@ describe("long messages", () => {
     if (message.message.case !== "runRequest" || message.message.value.action?.action.case !== "userMessageAction")
       throw new Error("unreachable");
     message.message.value.action.action.value.userMessage!.textBlobId = id;
-    const { reader } = await startTurn({ conversationId: "", text: "", message }, { blobs: new Map([[hex(id), data]]) });
+    const { reader } = await startTurn({ conversationId: "", text: "", message }, { blobs: new Map([[toHex(id), data]]) });
     expect(await reader.end()).toEqual({});
     const [request] = await scenario.requests(1);
     const last = (JSON.parse(request!.body) as { messages: { role: string; content: string }[] }).messages.at(-1)!;

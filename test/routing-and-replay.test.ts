@@ -6,7 +6,8 @@ import { exports } from "cloudflare:workers";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AgentClientMessageSchema } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiAppendRequestSchema } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
-import { appendOk, BASE, nextSeqno, toHex, FrameReader, heartbeat, runRequest, startTurn, updateCase } from "./support/cursor-client.ts";
+import { appendOk, BASE, nextSeqno, FrameReader, heartbeat, runRequest, startTurn, updateCase } from "./support/cursor-client.ts";
+import { toHex } from "../src/proto/bytes.ts";
 
 describe("routing appends and streams", () => {
   it("answers a heartbeat that arrives before seqno 0 once the run_request binds the request", async () => {

@@ -18,8 +18,7 @@ import {
   type InteractionResponse,
   type ToolCall,
 } from "../src/proto/gen/agent/v1/agent_pb.ts";
-import { AGENT_TOOLS, findTool } from "../src/agent/tools/index.ts";
-import { EXEC_CLOSED_EARLY } from "../src/agent/tools/exec-reply.ts";
+import { AGENT_TOOLS } from "../src/agent/tools/index.ts";
 import type {
   ClientChannel,
   ExecArgs,
@@ -32,6 +31,9 @@ import type {
   ToolSessionState,
 } from "../src/agent/tools/types.ts";
 import { deferred, withTimeout } from "./support/deferred.ts";
+
+/** The tool error when the client closes an exec stream before its result. */
+const EXEC_CLOSED_EARLY = "Cursor Exec stream closed before returning a terminal result";
 
 // ---- a scripted Cursor client (a test double of the client, not of our modules)
 
@@ -150,7 +152,7 @@ function setup(state: ToolSessionState = { todos: [], mode: AgentMode.AGENT }) {
 }
 
 function tool(name: string): Tool {
-  const found = findTool(name, AGENT_TOOLS);
+  const found = AGENT_TOOLS.find((t) => t.name === name);
   if (!found) throw new Error(`no tool ${name}`);
   return found;
 }

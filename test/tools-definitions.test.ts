@@ -3,7 +3,12 @@
 // and argument validation messages.
 import { describe, expect, it } from "vitest";
 import tools from "../prompt/tools.json";
-import { AGENT_TOOLS, SUBAGENT_TOOLS, findTool, toolDefinitions } from "../src/agent/tools/index.ts";
+import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../src/agent/tools/index.ts";
+import type { Tool } from "../src/agent/tools/types.ts";
+
+/** What a run sends the model: each tool's definition, in the set's order. */
+const definitionsOf = (set: readonly Tool[]) => set.map((tool) => tool.definition);
+const toolNamed = (name: string) => AGENT_TOOLS.find((tool) => tool.name === name)!;
 
 describe("prompt/tools.json", () => {
   it("names the tools of AGENT_TOOLS in the same order", () => {
@@ -11,7 +16,7 @@ describe("prompt/tools.json", () => {
   });
 
   it("gives every tool a description and an object schema whose required fields exist", () => {
-    for (const definition of toolDefinitions(AGENT_TOOLS)) {
+    for (const definition of definitionsOf(AGENT_TOOLS)) {
       expect(definition.description.length, definition.name).toBeGreaterThan(20);
       const parameters = definition.parameters;
       expect(parameters.type, definition.name).toBe("object");
@@ -30,16 +35,15 @@ describe("prompt/tools.json", () => {
   });
 });
 
-describe("toolDefinitions()", () => {
-  it("is deterministic and keeps the file's order whatever the set's order", () => {
-    const once = JSON.stringify(toolDefinitions(AGENT_TOOLS));
-    const twice = JSON.stringify(toolDefinitions([...AGENT_TOOLS].reverse()));
-    expect(twice).toBe(once);
-    expect(once).toBe(JSON.stringify(tools));
+describe("the definitions a run sends", () => {
+  it("keep the file's order and bytes for both tool sets", () => {
+    expect(JSON.stringify(definitionsOf(AGENT_TOOLS))).toBe(JSON.stringify(tools));
+    const subagentNames = new Set(SUBAGENT_TOOLS.map((t) => t.name));
+    expect(JSON.stringify(definitionsOf(SUBAGENT_TOOLS))).toBe(JSON.stringify(tools.filter((t) => subagentNames.has(t.name))));
   });
 
   it("cannot be changed by a caller, so the cached prefix cannot drift", () => {
-    const [first] = toolDefinitions(AGENT_TOOLS);
+    const [first] = definitionsOf(AGENT_TOOLS);
     expect(Object.isFrozen(first)).toBe(true);
     expect(Object.isFrozen(first?.parameters)).toBe(true);
   });
@@ -49,12 +53,6 @@ describe("tool sets", () => {
   it("gives subagents every agent tool except AskQuestion, SwitchMode, CreatePlan and Task", () => {
     const removed = AGENT_TOOLS.map((t) => t.name).filter((name) => !SUBAGENT_TOOLS.some((t) => t.name === name));
     expect(removed).toEqual(["Task", "AskQuestion", "SwitchMode", "CreatePlan"]);
-  });
-
-  it("finds a tool by exact name first, then ignoring case", () => {
-    expect(findTool("Read", AGENT_TOOLS)?.name).toBe("Read");
-    expect(findTool("strreplace", AGENT_TOOLS)?.name).toBe("StrReplace");
-    expect(findTool("Task", SUBAGENT_TOOLS)).toBeUndefined();
   });
 
   it("gives every tool an empty card and a started card of the same kind", () => {
@@ -90,7 +88,7 @@ describe("tool sets", () => {
 });
 
 describe("argument parsing", () => {
-  const read = findTool("Read", AGENT_TOOLS)!;
+  const read = toolNamed("Read");
 
   it("turns invalid JSON into an error message for the model", () => {
     const parsed = read.parse("{not json");
@@ -111,11 +109,11 @@ describe("argument parsing", () => {
   });
 
   it("rejects a StrReplace that would change nothing", () => {
-    const parsed = findTool("StrReplace", AGENT_TOOLS)!.parse(JSON.stringify({ path: "/a", old_string: "x", new_string: "x" }));
+    const parsed = toolNamed("StrReplace").parse(JSON.stringify({ path: "/a", old_string: "x", new_string: "x" }));
     expect(!parsed.ok && parsed.error).toContain("identical");
   });
 
   it("treats empty arguments as an empty object", () => {
-    expect(findTool("GetMcpTools", AGENT_TOOLS)!.parse("")).toEqual({ ok: true, args: { server: undefined } });
+    expect(toolNamed("GetMcpTools").parse("")).toEqual({ ok: true, args: { server: undefined } });
   });
 });

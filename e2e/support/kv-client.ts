@@ -3,6 +3,7 @@
 // acknowledgement before turn_ended; it may also read blobs back (get_blob).
 import { create } from "@bufbuild/protobuf";
 import { AgentClientMessageSchema, type AgentClientMessage, type AgentServerMessage } from "../../src/proto/gen/agent/v1/agent_pb.ts";
+import { toHex } from "../../src/proto/bytes.ts";
 
 export class KvClient {
   /** Blob id (hex) → bytes, as the server set them. */
@@ -13,13 +14,13 @@ export class KvClient {
     if (message.message.case !== "kvServerMessage") return undefined;
     const kv = message.message.value;
     if (kv.message.case === "setBlobArgs") {
-      this.blobs.set(Buffer.from(kv.message.value.blobId).toString("hex"), kv.message.value.blobData);
+      this.blobs.set(toHex(kv.message.value.blobId), kv.message.value.blobData);
       return create(AgentClientMessageSchema, {
         message: { case: "kvClientMessage", value: { id: kv.id, message: { case: "setBlobResult", value: {} } } },
       });
     }
     if (kv.message.case === "getBlobArgs") {
-      const data = this.blobs.get(Buffer.from(kv.message.value.blobId).toString("hex"));
+      const data = this.blobs.get(toHex(kv.message.value.blobId));
       return create(AgentClientMessageSchema, {
         message: {
           case: "kvClientMessage",

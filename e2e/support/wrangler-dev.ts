@@ -64,7 +64,7 @@ export function removeTempDir(dir: string): void {
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -106,7 +106,7 @@ function envFileText(vars: Record<string, string>): string {
 const SNAPSHOT_SKIP = /^(\.git|node_modules|\.wrangler|\.e2e|\.dev\.vars.*|\.env.*|.*\.log)$/;
 
 /** Copies the working tree into `${workDir}/project` (once) and returns that path. */
-export function snapshotProject(workDir: string): string {
+function snapshotProject(workDir: string): string {
   const root = join(workDir, "project");
   if (existsSync(root)) return root;
   mkdirSync(root);

@@ -4,6 +4,8 @@ import m0001 from './0001_cursor_steps_and_blobs.sql';
 import m0002 from './0002_live_branch_keys.sql';
 import m0003 from './0003_summary_count.sql';
 import m0004 from './0004_message_mode.sql';
+import m0005 from './0005_drop_request_bytes.sql';
+import m0006 from './0006_tool_card.sql';
 
   export default {
     journal,
@@ -12,7 +14,9 @@ import m0004 from './0004_message_mode.sql';
 m0001,
 m0002,
 m0003,
-m0004
+m0004,
+m0005,
+m0006
     }
   }
   

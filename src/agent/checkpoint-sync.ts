@@ -1,14 +1,14 @@
 // Publishes a checkpoint the way Cursor requires: every blob it newly references
 // is set on the client and acknowledged first (bounded), then the checkpoint.
-import { create } from "@bufbuild/protobuf";
-import { AgentServerMessageSchema, type AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import { checkpointUpdate } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import { buildCheckpoint, type CheckpointInput } from "./checkpoint.ts";
-import { KvTimeoutError, type RequestChannel } from "./client-channel.ts";
+import { KvTimeoutError, type RequestChannel } from "./request-channel.ts";
 
 /** Acknowledgement budget: 5 s, plus 0.5 s per blob and 2 s per MiB, at most 30 s. */
-export function blobAckTimeoutMs(blobCount: number, totalBytes: number): number {
+function blobAckTimeoutMs(blobCount: number, totalBytes: number): number {
   return Math.min(30_000, 5_000 + 500 * blobCount + 2_000 * (totalBytes / (1024 * 1024)));
 }
 
@@ -47,5 +47,5 @@ export async function prepareCheckpoint(deps: Omit<CheckpointDeps, "emit">, inpu
     }
     deps.store.markBlobsAcked(missing.map(([id]) => id));
   }
-  return create(AgentServerMessageSchema, { message: { case: "conversationCheckpointUpdate", value: built.state } });
+  return checkpointUpdate(built.state);
 }

@@ -12,10 +12,11 @@ import {
   UserMessageSchema,
   type ConversationStateStructure,
 } from "../proto/gen/agent/v1/agent_pb.ts";
+import { toHex } from "../proto/bytes.ts";
 import type { ChatMessage } from "../provider/types.ts";
 import { toRootMessage } from "./root-messages.ts";
 
-export interface HistoryEntry {
+interface HistoryEntry {
   messageKey: string | null;
   message: ChatMessage;
   /** Serialized ToolCall card (tool messages only). */
@@ -166,8 +167,4 @@ function groupTurns(history: HistoryEntry[]): Turn[] {
 
 function step(message: MessageInitShape<typeof ConversationStepSchema>["message"]): Uint8Array {
   return toBinary(ConversationStepSchema, create(ConversationStepSchema, { message }));
-}
-
-export function toHex(bytes: Uint8Array): string {
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -5,7 +5,7 @@
 // summary archive.
 import compactionPrompt from "../../prompt/compaction.md";
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
-import { interactionUpdate } from "../proto/frames.ts";
+import { updates } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore, StoredMessage } from "../store/conversation-store.ts";
 import type { ChatMessage, ModelConfig, Provider, ToolDefinition, Usage } from "../provider/types.ts";
@@ -37,7 +37,7 @@ export async function compactHistory(deps: CompactionDeps, input: CompactionInpu
   const history = store.history(input.conversationId);
   const firstNonSystem = history.find((m) => m.message.role !== "system");
   if (!firstNonSystem) throw new AppError("failed_precondition", "there is nothing to summarize yet");
-  deps.emit(interactionUpdate({ case: "summaryStarted", value: {} }));
+  deps.emit(updates.summaryStarted());
   const tail = input.keepCurrentQuery ? currentQuery(history) : undefined;
   const toSummarize = history.filter((m) => m !== tail).map((m) => m.message);
 
@@ -65,8 +65,8 @@ export async function compactHistory(deps: CompactionDeps, input: CompactionInpu
       : []),
   ]);
   store.countSummary(input.conversationId);
-  deps.emit(interactionUpdate({ case: "summary", value: { summary } }));
-  deps.emit(interactionUpdate({ case: "summaryCompleted", value: {} }));
+  deps.emit(updates.summary(summary));
+  deps.emit(updates.summaryCompleted());
   return result.usage;
 }
 

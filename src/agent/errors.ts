@@ -1,4 +1,4 @@
-// How run failures reach Cursor (spec §1.3): provider failures become
+// How run failures reach Cursor (docs/protocol.md#errors): provider failures become
 // `unavailable` with aiserver.v1.ErrorDetails so the client shows a provider
 // error card; the message never contains keys or prompt text.
 import { create, toBinary } from "@bufbuild/protobuf";
@@ -7,9 +7,9 @@ import { AppError, isAbortError } from "../proto/connect/error.ts";
 import { ProviderError } from "../provider/failure.ts";
 import { isRetryable } from "../provider/retry.ts";
 
-export const ERROR_DETAILS_TYPE = "aiserver.v1.ErrorDetails";
+const ERROR_DETAILS_TYPE = "aiserver.v1.ErrorDetails";
 
-export function providerFailure(err: ProviderError, modelName: string): AppError {
+function providerFailure(err: ProviderError, modelName: string): AppError {
   const detail = `${modelName}: ${err.message}`;
   const details = create(ErrorDetailsSchema, {
     error: ErrorDetails_Error.PROVIDER_ERROR,

@@ -2,7 +2,7 @@
 // thinking to Cursor as the provider's chunks arrive, and collects the
 // assistant message and usage.
 import type { AgentServerMessage, ToolCall } from "../proto/gen/agent/v1/agent_pb.ts";
-import { interactionUpdate, updates } from "../proto/frames.ts";
+import { updates } from "../proto/frames.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import {
   emptyUsage,
@@ -10,7 +10,9 @@ import {
   type ChatMessage,
   type FinishReason,
   type ModelConfig,
+  type ModelEvent,
   type Provider,
+  type ProviderReplay,
   type ToolCallPart,
   type ToolDefinition,
   type Usage,
@@ -45,7 +47,7 @@ export interface ModelCallDeps {
 }
 
 /** Retries after the first failed attempt of a provider call (so at most 4 attempts). */
-export const MAX_PROVIDER_RETRIES = 3;
+const MAX_PROVIDER_RETRIES = 3;
 
 /**
  * One provider call, retried on rate limits and transient failures with
@@ -135,7 +137,7 @@ function promptTexts(messages: ChatMessage[]): string[] {
 class StreamCollector {
   #text = "";
   #reasoning: string | undefined;
-  #replay: import("../provider/types.ts").ProviderReplay | undefined;
+  #replay: ProviderReplay | undefined;
   #thinkingSince: number | undefined;
   #usage = emptyUsage();
   #finish: FinishReason | undefined;
@@ -154,7 +156,7 @@ class StreamCollector {
     this.#modelCallId = fallbackModelCallId;
   }
 
-  accept(event: import("../provider/types.ts").ModelEvent): void {
+  accept(event: ModelEvent): void {
     switch (event.kind) {
       case "start":
         if (event.modelCallId) this.#modelCallId = event.modelCallId;
@@ -179,24 +181,14 @@ class StreamCollector {
         this.#toolCalls.set(event.index, { id: event.callId, name: event.name, arguments: "" });
         // The client shows an empty typed card at once, then the arguments as they stream.
         const card = this.cardFor(event.name);
-        this.emit(
-          interactionUpdate({
-            case: "partialToolCall",
-            value: { callId: event.callId, argsTextDelta: "", modelCallId: this.#modelCallId, ...(card && { toolCall: card }) },
-          }),
-        );
+        this.emit(updates.partialToolCall(event.callId, this.#modelCallId, "", card));
         return;
       }
       case "tool_call_delta": {
         const call = this.#toolCalls.get(event.index);
         if (!call) return;
         call.arguments += event.delta;
-        this.emit(
-          interactionUpdate({
-            case: "partialToolCall",
-            value: { callId: call.id, argsTextDelta: event.delta, modelCallId: this.#modelCallId },
-          }),
-        );
+        this.emit(updates.partialToolCall(call.id, this.#modelCallId, event.delta));
         return;
       }
       case "tool_call_end":

@@ -2,13 +2,13 @@
 // storage) from the client's own copy: the checkpoint's root messages, read from
 // pre_fetched_blobs or fetched with KV get_blob.
 import type { ConversationStateStructure } from "../proto/gen/agent/v1/agent_pb.ts";
+import { toHex } from "../proto/bytes.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { NewMessage } from "../store/conversation-store.ts";
-import type { RequestChannel } from "./client-channel.ts";
-import { toHex } from "./checkpoint.ts";
+import type { RequestChannel } from "./request-channel.ts";
 import { fromRootMessage, type RootMessage } from "./root-messages.ts";
 
-export const BLOB_FETCH_TIMEOUT_MS = 15_000;
+const BLOB_FETCH_TIMEOUT_MS = 15_000;
 
 export async function recoverHistory(
   channel: RequestChannel,

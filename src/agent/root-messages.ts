@@ -1,5 +1,5 @@
 // Cursor's client-held history format: one JSON model message per root blob
-// (spec §3.3). We also embed our exact message under providerOptions.byokEdge so
+// (docs/protocol.md#root-messages). We also embed our exact message under providerOptions.byokEdge so
 // a conversation recovered from the client replays byte for byte.
 import type { ChatMessage } from "../provider/types.ts";
 
@@ -16,7 +16,7 @@ export interface RootMessage {
 }
 
 /** Our exact message and its idempotency key, carried inside the client's copy. */
-export interface OwnMessage {
+interface OwnMessage {
   message: ChatMessage;
   key?: string;
 }

@@ -18,7 +18,7 @@ import {
 import { callModel } from "./model-call.ts";
 import { SYSTEM_PROMPT } from "./prompt.ts";
 import { settleRun, type RunEnding, type RunOutcome } from "./settle.ts";
-import type { RequestChannel } from "./client-channel.ts";
+import type { RequestChannel } from "./request-channel.ts";
 import { prepareCheckpoint } from "./checkpoint-sync.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
 import { runToolRound } from "./tool-round.ts";

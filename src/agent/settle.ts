@@ -5,7 +5,7 @@ import type { AppError } from "../proto/connect/error.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
 import type { Usage } from "../provider/types.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
-import type { RequestChannel } from "./client-channel.ts";
+import type { RequestChannel } from "./request-channel.ts";
 import { runFailure } from "./errors.ts";
 
 export type RunOutcome =

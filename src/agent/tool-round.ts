@@ -4,12 +4,12 @@
 // next request regroups the round exactly as the model produced it.
 import { create, toBinary } from "@bufbuild/protobuf";
 import { ToolCallSchema, type AgentServerMessage, type ToolCall } from "../proto/gen/agent/v1/agent_pb.ts";
-import { interactionUpdate } from "../proto/frames.ts";
+import { updates } from "../proto/frames.ts";
 import { isAbortError } from "../proto/connect/error.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ToolCallPart } from "../provider/types.ts";
-import type { RequestChannel } from "./client-channel.ts";
+import type { RequestChannel } from "./request-channel.ts";
 import type { Tool, ToolResult, ToolSessionState } from "./tools/types.ts";
 import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
 
@@ -52,12 +52,7 @@ export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<
     deps.store.appendMessages(input.conversationId, input.runId, [
       { message: { role: "tool", toolCallId: call.id, name: call.name, content: INTERRUPTED_TOOL_RESULT, isError: true } },
     ]);
-    deps.emit(
-      interactionUpdate({
-        case: "toolCallCompleted",
-        value: { callId: call.id, modelCallId: input.modelCallId, toolCall: { toolCallId: call.id } },
-      }),
-    );
+    deps.emit(updates.toolCallCompleted(call.id, input.modelCallId, { toolCallId: call.id }));
   }
 }
 
@@ -77,9 +72,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
       result = { content: parsed.error, isError: true, card: withIds(tool.emptyCard(), call.id, startedAtMs) };
     } else {
       const started = withIds(tool.startedCard(parsed.args, call.id), call.id, startedAtMs);
-      deps.emit(
-        interactionUpdate({ case: "toolCallStarted", value: { callId: call.id, toolCall: started, modelCallId: input.modelCallId } }),
-      );
+      deps.emit(updates.toolCallStarted(call.id, input.modelCallId, started));
       try {
         result = await tool.run(parsed.args, {
           toolCallId: call.id,
@@ -111,7 +104,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
   ]);
   if (card) {
     // Without tool_call_completed the client's card spins forever.
-    deps.emit(interactionUpdate({ case: "toolCallCompleted", value: { callId: call.id, toolCall: card, modelCallId: input.modelCallId } }));
+    deps.emit(updates.toolCallCompleted(call.id, input.modelCallId, card));
   }
 }
 

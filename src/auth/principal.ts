@@ -7,7 +7,7 @@ export interface Principal {
   id: string;
 }
 
-export const LOCAL_PRINCIPAL: Principal = { id: "local" };
+const LOCAL_PRINCIPAL: Principal = { id: "local" };
 
 export async function authenticate(request: Request, env: { BYOK_TOKEN?: string }): Promise<Principal> {
   const expected = env.BYOK_TOKEN;

@@ -82,7 +82,7 @@ function variantsOf(model: ModelConfig) {
   });
 }
 
-export function modelDetails(model: ModelConfig): ModelDetails {
+function modelDetails(model: ModelConfig): ModelDetails {
   return create(ModelDetailsSchema, {
     modelId: model.name,
     displayModelId: model.name,

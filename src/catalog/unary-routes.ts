@@ -1,6 +1,6 @@
-// Every unary call Cursor makes besides the agent run, answered locally (spec §2):
-// server config, the model catalogue, the account calls and the calls whose
-// empty reply is the right reply.
+// Every unary call Cursor makes besides the agent run, answered locally
+// (docs/protocol.md#endpoints): server config, the model catalogue, the account
+// calls and the calls whose empty reply is the right reply.
 import { create, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import {
   AvailableModelsResponseSchema,
@@ -17,7 +17,7 @@ import { GetDefaultModelForCliResponseSchema, GetUsableModelsResponseSchema } fr
 import type { ModelConfig } from "../provider/types.ts";
 import { availableModels, defaultModel, defaultModelForCli, defaultModelNudgeData, usableModels } from "./models.ts";
 
-export interface UnaryContext {
+interface UnaryContext {
   models: ModelConfig[];
   principal: string;
 }
@@ -48,7 +48,7 @@ export const UNARY_ROUTES: ReadonlyMap<string, Handler> = new Map<string, Handle
   ["/aiserver.v1.AiService/GetServerConfig", serverConfig],
   ["/aiserver.v1.ServerConfigService/GetServerConfig", serverConfig],
   ["/aiserver.v1.AiService/AvailableModels", reply(AvailableModelsResponseSchema, (ctx) => availableModels(ctx.models))],
-  // Both services answer with agent.v1 ModelDetails, as the reference server does.
+  // Cursor asks both services; both answer with agent.v1 ModelDetails.
   ["/aiserver.v1.AiService/GetUsableModels", usable],
   ["/agent.v1.AgentService/GetUsableModels", usable],
   ["/aiserver.v1.AiService/GetDefaultModelForCli", defaultForCli],

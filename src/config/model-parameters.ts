@@ -2,7 +2,7 @@
 // choices) and how a run's requested values map onto a configured model.
 import type { ModelConfig } from "../provider/types.ts";
 
-export const REASONING_LEVELS = ["low", "medium", "high"] as const;
+const REASONING_LEVELS = ["low", "medium", "high"] as const;
 /** Context sizes offered in the picker, never above what the operator configured. */
 const CONTEXT_STEPS = [128_000, 200_000, 272_000, 400_000, 1_000_000];
 
@@ -14,7 +14,7 @@ export interface ParameterChoice {
   defaultValue: string;
 }
 
-export function contextLabel(tokens: number): string {
+function contextLabel(tokens: number): string {
   return tokens >= 1_000_000 && tokens % 1_000_000 === 0 ? `${tokens / 1_000_000}m` : `${Math.round(tokens / 1000)}k`;
 }
 

@@ -5,9 +5,9 @@ import type { ModelConfig, ProviderKind } from "../provider/types.ts";
 import { checkUpstreamUrl } from "./upstream-url.ts";
 
 /** Providers with a working implementation today; the others are refused clearly. */
-export const SUPPORTED_PROVIDERS: readonly ProviderKind[] = ["openai-chat", "openai-responses", "anthropic"];
+const SUPPORTED_PROVIDERS: readonly ProviderKind[] = ["openai-chat", "openai-responses", "anthropic"];
 
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
+const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 const entrySchema = z.object({
   name: z.string().min(1).max(200),
@@ -30,7 +30,7 @@ export interface ModelCatalog {
   problems: Map<string, string>;
 }
 
-export function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boolean): ModelCatalog {
+function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boolean): ModelCatalog {
   const catalog: ModelCatalog = { models: [], problems: new Map() };
   if (!raw || raw.trim() === "") return catalog;
   let parsed: unknown;

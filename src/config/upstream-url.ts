@@ -18,7 +18,7 @@ export function checkUpstreamUrl(raw: string, allowPrivate: boolean): string | u
   return undefined;
 }
 
-export function isPrivateHost(hostname: string): boolean {
+function isPrivateHost(hostname: string): boolean {
   const host = hostname
     .replace(/^\[|\]$/g, "")
     .replace(/\.$/, "")

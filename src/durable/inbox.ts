@@ -13,20 +13,8 @@ export type InboxPush<T> =
 export const INBOX_MAX_BUFFERED = 1024;
 
 export class OrderedInbox<T> {
-  #next: number;
+  #next = 0;
   readonly #pending = new Map<number, T>();
-
-  constructor(first = 0) {
-    this.#next = first;
-  }
-
-  get next(): number {
-    return this.#next;
-  }
-
-  get buffered(): number {
-    return this.#pending.size;
-  }
 
   push(seqno: number, item: T): InboxPush<T> {
     if (seqno < this.#next) return { status: "stale" };

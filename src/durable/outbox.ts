@@ -4,8 +4,6 @@
 import type { AppError } from "../proto/connect/error.ts";
 import { encodeEndStream } from "../proto/connect/end-stream.ts";
 
-export type OutboxState = { kind: "open" } | { kind: "ended"; error?: AppError };
-
 interface Subscriber {
   id: string;
   controller: ReadableStreamDefaultController<Uint8Array>;
@@ -22,16 +20,13 @@ export class Outbox {
   /** Frames a finished run no longer needs in the replay (blob transfers the client answered). */
   readonly #droppable = new Set<Uint8Array>();
   readonly #subscribers = new Set<Subscriber>();
-  #state: OutboxState = { kind: "open" };
+  /** Set once the end-stream frame is written. */
+  #ended = false;
   #lastWriteAt = Date.now();
   #onDetach: (remaining: number) => void;
 
   constructor(onDetach: (remaining: number) => void = () => {}) {
     this.#onDetach = onDetach;
-  }
-
-  get state(): OutboxState {
-    return this.#state;
   }
 
   get subscriberCount(): number {
@@ -48,7 +43,7 @@ export class Outbox {
    * `droppable` frames leave the replay log at `dropFinished()`.
    */
   push(frame: Uint8Array, droppable = false): void {
-    if (this.#state.kind === "ended") return;
+    if (this.#ended) return;
     this.#frames.push(frame);
     if (droppable) this.#droppable.add(frame);
     this.#broadcast(frame);
@@ -66,16 +61,16 @@ export class Outbox {
 
   /** Sends a frame to current subscribers only (heartbeats are not worth replaying). */
   pushTransient(frame: Uint8Array): void {
-    if (this.#state.kind === "ended") return;
+    if (this.#ended) return;
     this.#broadcast(frame);
   }
 
   /** Writes the single end-stream frame and closes every subscriber. Later calls do nothing. */
   end(error?: AppError): boolean {
-    if (this.#state.kind === "ended") return false;
+    if (this.#ended) return false;
     const frame = encodeEndStream(error);
     this.#frames.push(frame);
-    this.#state = error ? { kind: "ended", error } : { kind: "ended" };
+    this.#ended = true;
     for (const sub of this.#subscribers) {
       safeEnqueue(sub, frame);
       safeClose(sub);
@@ -91,7 +86,7 @@ export class Outbox {
       start: (controller) => {
         subscriber = { id, controller };
         for (const frame of this.#frames) controller.enqueue(frame);
-        if (this.#state.kind === "ended") {
+        if (this.#ended) {
           controller.close();
           return;
         }

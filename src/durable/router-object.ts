@@ -3,7 +3,7 @@
 // RunSSE and later appends may come first; they wait here, bounded.
 import { DurableObject } from "cloudflare:workers";
 
-/** How long a request may wait for its seqno-0 append (the reference waits 30 s). */
+/** How long a request may wait for its seqno-0 append (docs/protocol.md#seqno). */
 export const ROUTE_WAIT_MS = 30_000;
 /** Routes older than this are dropped; a request id lives for a turn or a few. */
 const ROUTE_TTL_MS = 24 * 60 * 60 * 1000;

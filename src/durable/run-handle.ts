@@ -1,7 +1,7 @@
 // A live run: its id, how to stop it, how to steer it, and its reverse RPCs to the client.
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { RunControl } from "../agent/run-control.ts";
-import { RequestChannel, type RequestIds } from "../agent/client-channel.ts";
+import { RequestChannel, type RequestIds } from "../agent/request-channel.ts";
 
 export class RunHandle {
   readonly #controller = new AbortController();

@@ -3,7 +3,7 @@
 // reads the catalogue and the stored conversation and changes nothing.
 import type { AgentRunRequest } from "../proto/gen/agent/v1/agent_pb.ts";
 import { AppError } from "../proto/connect/error.ts";
-import { toHex } from "../agent/checkpoint.ts";
+import { toHex } from "../proto/bytes.ts";
 import type { RunAction, RunInput } from "../agent/run.ts";
 import { subagentModelResolver } from "../agent/subagent-model.ts";
 import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";

@@ -5,7 +5,7 @@ import type { AgentClientMessage, AgentRunRequest, AgentServerMessage } from "..
 import type { Injection } from "../agent/run-control.ts";
 import { runAgent } from "../agent/run.ts";
 import { settleRun, type RunOutcome } from "../agent/settle.ts";
-import type { RequestIds } from "../agent/client-channel.ts";
+import type { RequestIds } from "../agent/request-channel.ts";
 import { decodeClientMessage, HEARTBEAT_FRAME, serverFrame } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";

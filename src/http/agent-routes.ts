@@ -5,6 +5,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../proto/gen/aiserver/v1/aiserver_pb.ts";
 import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { decodeClientMessage } from "../proto/frames.ts";
+import { fromHex } from "../proto/bytes.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import { EndStreamWatcher } from "../proto/connect/envelope.ts";
@@ -43,7 +44,8 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
   if (append.dataBinary.byteLength > 0) throw new AppError("invalid_argument", "BidiAppend data_binary is not supported; send hex in data");
   const seqno = Number(append.appendSeqno);
   if (!Number.isSafeInteger(seqno) || seqno < 0) throw new AppError("invalid_argument", "append_seqno must be a non-negative integer");
-  const bytes = hexToBytes(append.data);
+  const bytes = fromHex(append.data);
+  if (!bytes) throw new AppError("invalid_argument", "BidiAppend data is not hex");
   const message = decodeOrThrow(() => decodeClientMessage(bytes), "AgentClientMessage");
 
   const conversationId =
@@ -65,7 +67,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
 
 async function bindConversation(env: AppEnv, principal: Principal, requestId: string, message: AgentClientMessage): Promise<string> {
   const run = message.message.case === "runRequest" ? message.message.value : undefined;
-  // The reference falls back to the request id when Cursor sends no conversation id.
+  // Without a conversation id, the request id names the conversation (docs/protocol.md#bidiappend).
   const conversationId = run?.conversationId || requestId;
   checkIdLength(conversationId, "conversation_id");
   const result = await routerStub(env, principal).bind(requestId, conversationId);
@@ -148,13 +150,4 @@ function decodeOrThrow<T>(decode: () => T, what: string): T {
   } catch {
     throw new AppError("invalid_argument", `protocol error: body is not a valid ${what}`);
   }
-}
-
-export function hexToBytes(hex: string): Uint8Array {
-  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) {
-    throw new AppError("invalid_argument", "BidiAppend data is not hex");
-  }
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
 }

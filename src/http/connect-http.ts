@@ -5,7 +5,7 @@ import { errorToJsonBody } from "../proto/connect/end-stream.ts";
 import { decodeEnvelopes, FLAG_COMPRESSED, FRAME_MAX_BYTES } from "../proto/connect/envelope.ts";
 
 /** Request bodies above this are refused before they are buffered. */
-export const REQUEST_MAX_BYTES = FRAME_MAX_BYTES;
+const REQUEST_MAX_BYTES = FRAME_MAX_BYTES;
 
 /**
  * The protobuf bytes of a unary request: bare `application/proto`, tolerating a

@@ -27,7 +27,6 @@ export interface NewLlmCall {
   displayName: string;
   messageCount: number;
   toolCount: number;
-  requestBytes?: number;
 }
 
 export interface LlmCallOutcome {
@@ -73,16 +72,15 @@ export class ConversationStore {
    * Makes `run` the conversation's active run. A previously active run that is
    * still running becomes `cancelled`, with its running llm_calls.
    */
-  claimRun(run: NewRun): { replacedRunId: string | null } {
+  claimRun(run: NewRun): void {
     const now = Date.now();
-    return this.db.transaction((tx) => {
+    this.db.transaction((tx) => {
       const current = tx
         .select({ activeRunId: conversations.activeRunId })
         .from(conversations)
         .where(eq(conversations.conversationId, run.conversationId))
         .get();
       const previous = current?.activeRunId ?? null;
-      let replacedRunId: string | null = null;
       if (previous && previous !== run.runId) {
         const cancelled = tx
           .update(runs)
@@ -90,10 +88,7 @@ export class ConversationStore {
           .where(and(eq(runs.runId, previous), eq(runs.status, "running")))
           .returning({ runId: runs.runId })
           .all();
-        if (cancelled.length > 0) {
-          replacedRunId = previous;
-          cancelRunningCalls(tx, [previous], now);
-        }
+        if (cancelled.length > 0) cancelRunningCalls(tx, [previous], now);
       }
       tx.insert(runs)
         .values({ ...run, status: "running", createdAtMs: now })
@@ -102,7 +97,6 @@ export class ConversationStore {
         .set({ activeRunId: run.runId, lastModel: run.model })
         .where(eq(conversations.conversationId, run.conversationId))
         .run();
-      return { replacedRunId };
     });
   }
 
@@ -154,7 +148,7 @@ export class ConversationStore {
   }
 
   /** After a restart nothing is running any more: record interrupted runs as failed. */
-  recoverInterruptedRuns(): string[] {
+  recoverInterruptedRuns(): void {
     const now = Date.now();
     const stuck = this.db
       .update(runs)
@@ -170,7 +164,6 @@ export class ConversationStore {
       .map((r) => r.runId);
     if (stuck.length > 0) cancelRunningCalls(this.db, stuck, now);
     this.db.update(conversations).set({ activeRunId: null }).run();
-    return stuck;
   }
 
   nextProviderCallIndex(runId: string): number {
@@ -224,7 +217,7 @@ export class ConversationStore {
         seq: messages.seq,
         messageKey: messages.messageKey,
         payloadJson: messages.payloadJson,
-        cursorStep: messages.cursorStep,
+        toolCard: messages.toolCard,
         mode: messages.mode,
         requestId: runs.requestId,
       })
@@ -260,14 +253,12 @@ export class ConversationStore {
     return row?.runId ?? undefined;
   }
 
-  countSummary(conversationId: string): number {
-    const row = this.db
+  countSummary(conversationId: string): void {
+    this.db
       .update(conversations)
       .set({ summaryCount: sql`${conversations.summaryCount} + 1` })
       .where(eq(conversations.conversationId, conversationId))
-      .returning({ n: conversations.summaryCount })
-      .get();
-    return row?.n ?? 0;
+      .run();
   }
 
   /** A message of the live branch by its idempotency key. */
@@ -327,7 +318,7 @@ export class ConversationStore {
             messageKey: item.messageKey ?? null,
             role: item.message.role,
             payloadJson: JSON.stringify(item.message),
-            cursorStep: item.toolCard ?? null,
+            toolCard: item.toolCard ?? null,
             mode: item.mode ?? null,
             createdAtMs: now,
           })
@@ -338,14 +329,14 @@ export class ConversationStore {
   }
 }
 
-type MessageRow = Pick<typeof messages.$inferSelect, "seq" | "messageKey" | "payloadJson" | "cursorStep" | "mode">;
+type MessageRow = Pick<typeof messages.$inferSelect, "seq" | "messageKey" | "payloadJson" | "toolCard" | "mode">;
 
 function storedMessage(row: MessageRow, requestId: string | null): StoredMessage {
   return {
     seq: row.seq,
     messageKey: row.messageKey,
     message: JSON.parse(row.payloadJson) as ChatMessage,
-    toolCard: row.cursorStep ?? null,
+    toolCard: row.toolCard ?? null,
     requestId,
     mode: row.mode ?? null,
   };

@@ -60,7 +60,6 @@ export const llmCalls = sqliteTable(
     finishReason: text("finish_reason"),
     messageCount: integer("message_count").notNull(),
     toolCount: integer("tool_count").notNull(),
-    requestBytes: integer("request_bytes"),
     httpStatus: integer("http_status"),
     createdAtMs: integer("created_at_ms").notNull(),
     ttfbMs: integer("ttfb_ms"),
@@ -92,8 +91,8 @@ export const messages = sqliteTable(
     runId: text("run_id"),
     role: text("role").notNull(),
     payloadJson: text("payload_json").notNull(),
-    /** What Cursor shows for this message: a serialized ConversationStep (or UserMessage). */
-    cursorStep: bytes("cursor_step"),
+    /** The serialized ToolCall card of a tool message: its step in Cursor's turn structure. */
+    toolCard: bytes("tool_card"),
     /** Cursor's agent mode of a user message, so its turn blob never changes afterwards. */
     mode: integer("mode"),
     /** Set when an edited, re-sent earlier message branched the history before this one. */

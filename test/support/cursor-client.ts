@@ -14,9 +14,10 @@ import {
 } from "../../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM, FLAG_MESSAGE } from "../../src/proto/connect/envelope.ts";
+import { toHex } from "../../src/proto/bytes.ts";
 import { withTimeout } from "./deferred.ts";
 
-export const TOKEN = "test-token";
+const TOKEN = "test-token";
 export const BASE = "http://byok.test";
 const WAIT_MS = 10_000;
 
@@ -55,12 +56,8 @@ export function runRequest(opts: RunRequestOptions): AgentClientMessage {
 
 export const heartbeat = () => clientMessage({ message: { case: "clientHeartbeat", value: {} } });
 
-export function authHeaders(token: string | null = TOKEN): Record<string, string> {
+function authHeaders(token: string | null = TOKEN): Record<string, string> {
   return token === null ? {} : { authorization: `Bearer ${token}` };
-}
-
-export function toHex(bytes: Uint8Array): string {
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Sends one BidiAppend; `data` overrides the hex payload (for malformed input). */

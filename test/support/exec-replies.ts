@@ -4,7 +4,7 @@ import { clientMessage, type ClientInit } from "./cursor-client.ts";
 
 type ExecResultInit = Extract<NonNullable<ClientInit["message"]>, { case: "execClientMessage" }>["value"]["message"];
 
-export function execResult(exec: ExecServerMessage, message: ExecResultInit): AgentClientMessage {
+function execResult(exec: ExecServerMessage, message: ExecResultInit): AgentClientMessage {
   return clientMessage({ message: { case: "execClientMessage", value: { id: exec.id, message } } });
 }
 

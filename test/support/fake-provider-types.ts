@@ -2,23 +2,23 @@
 // client that runs in the Workers runtime.
 
 /** One SSE event `data: <data>\n\n`, flushed at once. */
-export interface DataStep {
+interface DataStep {
   data: string;
 }
 /** Bytes written as they are. */
-export interface RawStep {
+interface RawStep {
   raw: string;
 }
 /** Pause here until the test releases the gate; reaching it is observable. */
-export interface GateStep {
+interface GateStep {
   gate: string;
 }
 /** Never finish; the response ends only when the client goes away. */
-export interface HangStep {
+interface HangStep {
   hang: true;
 }
 /** Destroy the socket now, mid-body. */
-export interface CutStep {
+interface CutStep {
   cut: true;
 }
 

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import type { RecordedRequest, ScriptedResponse, Step } from "./fake-provider-types.ts";
 
-export type { RecordedRequest, ScriptedResponse, Step } from "./fake-provider-types.ts";
+export type { ScriptedResponse, Step } from "./fake-provider-types.ts";
 
 /** Server-side bound of every long-poll; tests fail instead of hanging. */
 const WAIT_TIMEOUT_MS = 10_000;
@@ -61,8 +61,8 @@ export interface ChatStreamOptions {
   finishReason?: string;
 }
 
-export const DEFAULT_CHAT_USAGE = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 };
-export const DONE_STEP: Step = { data: "[DONE]" };
+const DEFAULT_CHAT_USAGE = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 };
+const DONE_STEP: Step = { data: "[DONE]" };
 
 /** One `chat.completion.chunk` event with a single choice. */
 export function chatChunk(id: string, delta: Record<string, unknown>, finishReason: string | null = null): Step {
@@ -78,7 +78,7 @@ export function chatChunk(id: string, delta: Record<string, unknown>, finishReas
 }
 
 /** The trailing usage chunk OpenAI sends for `stream_options.include_usage` (empty choices). */
-export function chatUsageChunk(id: string, usage: Record<string, unknown>): Step {
+function chatUsageChunk(id: string, usage: Record<string, unknown>): Step {
   return { data: JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: "fake", choices: [], usage }) };
 }
 

@@ -9,7 +9,7 @@ describe("OrderedInbox", () => {
     expect(inbox.push(2, "c")).toEqual({ status: "buffered" });
     expect(inbox.push(1, "b")).toEqual({ status: "buffered" });
     expect(inbox.push(0, "a")).toEqual({ status: "released", items: ["a", "b", "c", "d"] });
-    expect(inbox.next).toBe(4);
+    expect(inbox.push(4, "e")).toEqual({ status: "released", items: ["e"] }); // 4 is next
   });
 
   it("drops a duplicate of a buffered seqno and a stale seqno already released", () => {

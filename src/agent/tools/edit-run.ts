@@ -1,4 +1,4 @@
-// The edit pipeline shared by Write and StrReplace (spec §3.5): a hidden
+// The edit pipeline shared by Write and StrReplace (docs/protocol.md#exec): a hidden
 // read_args fetches the current file, the server computes the new text, the UI
 // gets it as an edit delta, and a second exec writes it with write_args.
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -14,7 +14,7 @@ import type { ToolContext, ToolResult } from "./types.ts";
 type EditResultInit = MessageInitShape<typeof EditResultSchema>;
 
 /** The file as the hidden read found it. */
-export type CurrentFile = { exists: false } | { exists: true; text: string; complete: boolean };
+type CurrentFile = { exists: false } | { exists: true; text: string; complete: boolean };
 
 export interface EditPlan {
   path: string;

@@ -1,10 +1,10 @@
-// Reading an exec's replies by the protocol's rules (spec §3.5): an empty
+// Reading an exec's replies by the protocol's rules (docs/protocol.md#exec): an empty
 // ExecClientMessage means "still working", a reply of another kind is a protocol
 // fault, and stream_close or throw before a result ends the call with an error.
 import type { ExecClientMessage, InteractionResponse } from "../../proto/gen/agent/v1/agent_pb.ts";
 import type { ExecCall } from "./types.ts";
 
-export const EXEC_CLOSED_EARLY = "Cursor Exec stream closed before returning a terminal result";
+const EXEC_CLOSED_EARLY = "Cursor Exec stream closed before returning a terminal result";
 
 type ExecResultOneof = ExecClientMessage["message"];
 export type ExecResultCase = NonNullable<ExecResultOneof["case"]>;

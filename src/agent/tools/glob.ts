@@ -1,5 +1,5 @@
 // Glob: a file search sent as grep_args with an empty pattern in
-// files_with_matches mode (spec §3.5); the card is glob_tool_call.
+// files_with_matches mode (docs/protocol.md#exec); the card is glob_tool_call.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { z } from "zod";
 import type { GlobToolResultSchema, ToolCall } from "../../proto/gen/agent/v1/agent_pb.ts";

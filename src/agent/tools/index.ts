@@ -1,6 +1,5 @@
 // The tool sets a run offers the model, in the fixed order of prompt/tools.json
 // (that order is part of the cached prompt prefix).
-import type { ToolDefinition } from "../../provider/types.ts";
 import { askQuestionTool } from "./ask-question.ts";
 import { createPlanTool } from "./create-plan.ts";
 import { TOOL_DEFINITIONS } from "./definitions.ts";
@@ -51,17 +50,6 @@ const LEAD_ONLY = new Set(["AskQuestion", "SwitchMode", "CreatePlan", "Task"]);
 
 /** A subagent's tools: it cannot ask the user, change modes, plan or spawn agents. */
 export const SUBAGENT_TOOLS: Tool[] = AGENT_TOOLS.filter((tool) => !LEAD_ONLY.has(tool.name));
-
-/** The tool a model call names; an exact match first, then ignoring case. */
-export function findTool(name: string, set: readonly Tool[]): Tool | undefined {
-  return set.find((tool) => tool.name === name) ?? set.find((tool) => tool.name.toLowerCase() === name.toLowerCase());
-}
-
-/** The definitions of a set, in tools.json order whatever the set's order. */
-export function toolDefinitions(set: readonly Tool[]): ToolDefinition[] {
-  const names = new Set(set.map((tool) => tool.name));
-  return TOOL_DEFINITIONS.filter((definition) => names.has(definition.name));
-}
 
 function inDefinitionOrder(tools: Tool[]): Tool[] {
   const order = TOOL_DEFINITIONS.map((d) => d.name);

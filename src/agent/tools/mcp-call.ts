@@ -1,5 +1,5 @@
 // CallMcpTool: mcp_args (11) → mcp_result. The model names the server and the
-// tool; the server identifier doubles as provider identifier (spec §3.5).
+// tool; the server identifier doubles as provider identifier (docs/protocol.md#exec).
 import { create, fromJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";

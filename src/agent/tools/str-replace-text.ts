@@ -20,7 +20,7 @@ export function replaceInText(path: string, before: string, oldString: string, n
   return { ok: true, value: text.slice(0, at) + replacement + text.slice(at + target.length) };
 }
 
-export function countOccurrences(text: string, target: string): number {
+function countOccurrences(text: string, target: string): number {
   let count = 0;
   for (let at = text.indexOf(target); at !== -1; at = text.indexOf(target, at + target.length)) count++;
   return count;

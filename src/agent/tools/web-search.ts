@@ -10,7 +10,7 @@ import { definitionOf } from "./definitions.ts";
 import { interactionReply } from "./exec-reply.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
-export const WEB_SEARCH_UNAVAILABLE =
+const WEB_SEARCH_UNAVAILABLE =
   "Web search is not available on this server. Use WebFetch on a URL you know (for example official documentation) instead.";
 
 const WebSearchArgsInput = z.object({

@@ -1,14 +1,15 @@
 // The Connect end-stream payload: JSON `{}` on success, or `{"error":{...}}`.
 // Cursor fails with "invalid wire type" if this JSON arrives in a message frame,
 // so it only ever travels with FLAG_END_STREAM.
+import { base64NoPadding } from "../bytes.ts";
 import type { AppError, Code } from "./error.ts";
 import { encodeEnvelope, FLAG_END_STREAM } from "./envelope.ts";
 
-export interface EndStreamJson {
+interface EndStreamJson {
   error?: { code: Code; message?: string; details?: { type: string; value: string }[] };
 }
 
-export function endStreamToJson(error?: AppError): EndStreamJson {
+function endStreamToJson(error?: AppError): EndStreamJson {
   if (!error) return {};
   const body: NonNullable<EndStreamJson["error"]> = { code: error.code };
   if (error.message) body.message = error.message;
@@ -25,10 +26,4 @@ export function encodeEndStream(error?: AppError): Uint8Array {
 /** The JSON error body of a failed unary call or a failed stream before it started. */
 export function errorToJsonBody(error: AppError): string {
   return JSON.stringify(endStreamToJson(error).error);
-}
-
-function base64NoPadding(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/=+$/, "");
 }

@@ -24,7 +24,11 @@ export function encodeEnvelope(flags: number, data: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Buffers partial chunks and yields every complete envelope, in order. */
+/**
+ * Buffers partial chunks and yields every complete envelope, in order.
+ * @internal Exported for the clients that read a RunSSE body as it arrives (the
+ * test client, the bench); the worker decodes whole bodies with decodeEnvelopes.
+ */
 export class EnvelopeDecoder {
   #buffer: Uint8Array = new Uint8Array(0);
 

@@ -38,7 +38,7 @@ export class AppError extends Error {
   }
 }
 
-/** Connect's HTTP status for each code (connect protocol spec, "Error Codes"). */
+/** Connect's HTTP status for each code (docs/protocol.md#errors). */
 export function codeToHttpStatus(code: Code): number {
   switch (code) {
     case "canceled":

@@ -4159,7 +4159,7 @@ export const AiService: GenService<{
     output: typeof GetDefaultModelForCliResponseSchema;
   },
   /**
-   * Not on AiService in the reference schema; ServerConfigService (unlisted.proto)
+   * Not on AiService in the client's published schema; ServerConfigService (unlisted.proto)
    * is the usual route, this one is kept for clients that ask AiService.
    *
    * @generated from rpc aiserver.v1.AiService.GetServerConfig

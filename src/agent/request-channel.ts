@@ -1,14 +1,13 @@
 // The reverse RPCs of one request: exec, interaction and KV messages the server
 // sends on RunSSE, matched with the client's replies by numeric id only.
-import { create } from "@bufbuild/protobuf";
-import {
-  AgentServerMessageSchema,
-  type AgentServerMessage,
-  type ExecClientControlMessage,
-  type ExecClientMessage,
-  type InteractionResponse,
-  type KvClientMessage,
+import type {
+  AgentServerMessage,
+  ExecClientControlMessage,
+  ExecClientMessage,
+  InteractionResponse,
+  KvClientMessage,
 } from "../proto/gen/agent/v1/agent_pb.ts";
+import { execAbort, execRequest, interactionQuery, kvRequest } from "../proto/frames.ts";
 import type { ClientChannel, ExecArgs, ExecCall, ExecEvent, InteractionQueryInit } from "./tools/types.ts";
 
 interface OpenExec {
@@ -54,21 +53,7 @@ export class RequestChannel implements ClientChannel {
     const toolCallId = options.toolCallId ?? "";
     const open: OpenExec = { toolCallId, queue: [], waiter: undefined, detached: args?.case === "subagentArgs" };
     this.#execs.set(id, open);
-    this.emit(
-      create(AgentServerMessageSchema, {
-        message: {
-          case: "execServerMessage",
-          value: {
-            id,
-            execId: toolCallId,
-            message: args,
-            ...(options.acceptHookAdditionalContexts !== undefined && {
-              acceptHookAdditionalContexts: options.acceptHookAdditionalContexts,
-            }),
-          },
-        },
-      }),
-    );
+    this.emit(execRequest(id, toolCallId, args, options.acceptHookAdditionalContexts));
     return {
       id,
       next: () => {
@@ -85,7 +70,7 @@ export class RequestChannel implements ClientChannel {
     this.signal.throwIfAborted();
     const id = this.#ids.nextId++;
     const reply = this.#wait<InteractionResponse>((resolve, reject) => this.#interactions.set(id, { resolve, reject }));
-    this.emit(create(AgentServerMessageSchema, { message: { case: "interactionQuery", value: { id, query } } }));
+    this.emit(interactionQuery(id, query));
     return reply;
   }
 
@@ -103,7 +88,7 @@ export class RequestChannel implements ClientChannel {
     }).finally(() => {
       if (timer !== undefined) clearTimeout(timer);
     });
-    this.emit(create(AgentServerMessageSchema, { message: { case: "kvServerMessage", value: { id, message: request } } }));
+    this.emit(kvRequest(id, request));
     return reply;
   }
 
@@ -148,22 +133,15 @@ export class RequestChannel implements ClientChannel {
 
   /**
    * Sends exec_server_control_message.abort for every exec still open, except
-   * detached (Task) execs unless `includeDetached`. Returns the aborted ids.
+   * detached (Task) execs unless `includeDetached`.
    */
-  abortOpenExecs(options: { includeDetached?: boolean; toolCallId?: string } = {}): number[] {
-    const aborted: number[] = [];
+  abortOpenExecs(options: { includeDetached?: boolean; toolCallId?: string } = {}): void {
     for (const [id, open] of this.#execs) {
       if (open.detached && !options.includeDetached) continue;
       if (options.toolCallId !== undefined && open.toolCallId !== options.toolCallId) continue;
       this.#execs.delete(id);
-      aborted.push(id);
-      this.emit(
-        create(AgentServerMessageSchema, {
-          message: { case: "execServerControlMessage", value: { message: { case: "abort", value: { id } } } },
-        }),
-      );
+      this.emit(execAbort(id));
     }
-    return aborted;
   }
 
   /**
@@ -232,7 +210,7 @@ export type KvRequest =
 
 export class KvTimeoutError extends Error {
   override readonly name = "KvTimeoutError";
-  constructor(readonly kind: KvRequest["case"]) {
+  constructor(kind: KvRequest["case"]) {
     super(`the client did not answer ${kind === "setBlobArgs" ? "set_blob" : "get_blob"} in time`);
   }
 }

@@ -1,0 +1,1 @@
+ALTER TABLE `llm_calls` DROP COLUMN `request_bytes`;

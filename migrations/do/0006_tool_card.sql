@@ -1,0 +1,1 @@
+ALTER TABLE `messages` RENAME COLUMN "cursor_step" TO "tool_card";

@@ -1,0 +1,23 @@
+// Text forms of bytes on the wire: hex (blob ids, BidiAppend data) and base64
+// (Connect error details). base64 comes from @bufbuild/protobuf.
+import { base64Encode } from "@bufbuild/protobuf/wire";
+
+/** Lowercase hex, two digits per byte. */
+export function toHex(bytes: Uint8Array): string {
+  let hex = "";
+  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** The bytes of a hex string (either case); undefined when it is not hex of whole bytes. */
+export function fromHex(hex: string): Uint8Array | undefined {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) return undefined;
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+/** Standard base64 without padding, as Connect encodes binary error details. */
+export function base64NoPadding(bytes: Uint8Array): string {
+  return base64Encode(bytes, "std_raw");
+}

@@ -1,5 +1,5 @@
-// Interrupts, as the reference server's interrupt suite requires, through the
-// conversation Durable Object over the Cursor protocol. Every stream here is
+// Interrupts (docs/protocol.md#interrupts) through the conversation Durable
+// Object over the Cursor protocol. Every stream here is
 // read to its end, which checks exactly one end-stream frame, last.
 import { describe, expect, it, vi } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
@@ -107,7 +107,7 @@ describe("interrupts", () => {
       const won = store.finishRun("first", "completed");
       return {
         won,
-        status: store.run("first")?.status,
+        status: store.latestRunOfRequest("r1")?.status,
         active: store.conversation(conversationId)?.activeRunId,
         call: state.storage.sql.exec("SELECT status, finished_at_ms, duration_ms FROM llm_calls WHERE call_id = 'first:0'").one(),
       };

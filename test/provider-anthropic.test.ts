@@ -3,15 +3,9 @@
 // breakpoints, thinking replay and in-stream failures; what every provider
 // shares (HTTP failures, abort, stalls) is in provider-stream-loop.test.ts.
 import { describe, expect, it } from "vitest";
-import {
-  type ChatMessage,
-  createProvider,
-  isRetryable,
-  type ModelEvent,
-  type ModelRequest,
-  ProviderError,
-  type ToolCallPart,
-} from "../src/provider/index.ts";
+import { type ChatMessage, createProvider, type ModelEvent, type ModelRequest, type ToolCallPart } from "../src/provider/index.ts";
+import { ProviderError } from "../src/provider/failure.ts";
+import { isRetryable } from "../src/provider/retry.ts";
 import cacheUsageStream from "./fixtures/anthropic/cache-usage.sse?raw";
 import overloadedStream from "./fixtures/anthropic/overloaded-error.sse?raw";
 import parallelToolUseStream from "./fixtures/anthropic/parallel-tool-use.sse?raw";

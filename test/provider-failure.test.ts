@@ -1,18 +1,18 @@
 // Verifies provider failure classification, Retry-After parsing, redaction and
 // the retry backoff bounds.
 import { describe, expect, it } from "vitest";
-import { classifyStreamError, isContextOverflow, parseDurationMs, parseRetryAfterMs, redact } from "../src/provider/failure.ts";
-import { withoutPromptQuotes } from "../src/provider/failure.ts";
 import {
   classifyHttpFailure,
-  isRetryable,
+  classifyStreamError,
+  isContextOverflow,
+  parseDurationMs,
+  parseRetryAfterMs,
   ProviderError,
   providerErrorFromNetwork,
-  RETRY_AFTER_MAX_MS,
-  RETRY_MAX_DELAY_MS,
-  retryDelayMs,
-  sleepUnlessAborted,
-} from "../src/provider/index.ts";
+  redact,
+  withoutPromptQuotes,
+} from "../src/provider/failure.ts";
+import { isRetryable, RETRY_AFTER_MAX_MS, RETRY_MAX_DELAY_MS, retryDelayMs, sleepUnlessAborted } from "../src/provider/retry.ts";
 
 const KEY = "sk-test-never-logged-0123456789";
 const errorBody = (message: string) => JSON.stringify({ error: { message, type: "invalid_request_error" } });

@@ -2,7 +2,8 @@
 // provider: streaming, parsing, the request body and in-stream failures; what
 // every provider shares (HTTP failures, abort, stalls) is in provider-stream-loop.test.ts.
 import { describe, expect, it } from "vitest";
-import { type ChatMessage, createProvider, type ModelRequest, ProviderError } from "../src/provider/index.ts";
+import { type ChatMessage, createProvider, type ModelRequest } from "../src/provider/index.ts";
+import { ProviderError } from "../src/provider/failure.ts";
 import {
   chatChunk,
   chatErrorChunk,

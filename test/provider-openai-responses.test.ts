@@ -2,7 +2,9 @@
 // streaming, parsing, reasoning replay, the request body and in-stream failures; what
 // every provider shares (HTTP failures, abort, stalls) is in provider-stream-loop.test.ts.
 import { describe, expect, it } from "vitest";
-import { type ChatMessage, createProvider, isRetryable, type ModelEvent, type ModelRequest, ProviderError } from "../src/provider/index.ts";
+import { type ChatMessage, createProvider, type ModelEvent, type ModelRequest } from "../src/provider/index.ts";
+import { ProviderError } from "../src/provider/failure.ts";
+import { isRetryable } from "../src/provider/retry.ts";
 import { type FunctionCallSpec, responsesStream, responsesText } from "./fixtures/openai-responses/stream.ts";
 import { createScenario, type ScriptedResponse } from "./support/fake-provider.ts";
 import { collect, collectUntilFailure, providerHarness, remaining } from "./support/provider-harness.ts";

@@ -1,7 +1,9 @@
 // Verifies what every provider shares, once per wire API against the scripted
 // fake provider: HTTP failures, cut, short, malformed and stalled streams, abort.
 import { describe, expect, it } from "vitest";
-import { createProvider, isRetryable, type ModelConfig, ProviderError } from "../src/provider/index.ts";
+import { createProvider, type ModelConfig } from "../src/provider/index.ts";
+import { ProviderError } from "../src/provider/failure.ts";
+import { isRetryable } from "../src/provider/retry.ts";
 import { anthropicError, anthropicStream, messageStart, textBlock } from "./fixtures/anthropic/stream.ts";
 import { responsesStream, responsesText } from "./fixtures/openai-responses/stream.ts";
 import { chatChunk, chatText, createScenario, httpError, type ScriptedResponse, type Step } from "./support/fake-provider.ts";

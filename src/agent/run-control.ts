@@ -1,7 +1,7 @@
 // Steering a live run from outside: injected messages queue here and interrupt
 // only the active model cycle or tool round, never the whole run. `offer` is the
 // one place that decides what happens to input arriving mid-run.
-import { interactionUpdate } from "../proto/frames.ts";
+import { updates } from "../proto/frames.ts";
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 
 export interface Injection {
@@ -77,12 +77,7 @@ export class RunControl {
   /** Queues an injection (announced at once) and interrupts the active cycle, if any. */
   inject(injection: Injection): void {
     this.#queue.push(injection);
-    this.emit(
-      interactionUpdate({
-        case: "contextInjectionState",
-        value: { injectionId: injection.id, state: { state: { case: "queued", value: {} } } },
-      }),
-    );
+    this.emit(updates.injectionQueued(injection.id));
     this.#cycle?.abort(new CycleInterrupted());
   }
 

@@ -2,7 +2,7 @@
 // message), then model call → tool round → model call … until the model answers
 // without tools; checkpoints between, turn_ended and the checkpoint tail last.
 import type { AgentServerMessage, ConversationStateStructure } from "../proto/gen/agent/v1/agent_pb.ts";
-import { interactionUpdate, updates } from "../proto/frames.ts";
+import { updates } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore, NewMessage } from "../store/conversation-store.ts";
 import {
@@ -30,7 +30,7 @@ import { isContextOverflow } from "../provider/failure.ts";
 import type { RunControl, Injection } from "./run-control.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
-export const MAX_MODEL_CALLS_PER_RUN = 100;
+const MAX_MODEL_CALLS_PER_RUN = 100;
 
 export type RunAction =
   | { kind: "user_message"; messageId: string; text: string; textBlobId?: Uint8Array }
@@ -250,22 +250,9 @@ function deliverInjections(deps: RunDeps, input: RunInput): void {
   );
   const deliveredAtMs = BigInt(Date.now());
   for (const injection of injections) {
-    deps.emit(
-      interactionUpdate({
-        case: "contextInjectionState",
-        value: {
-          injectionId: injection.id,
-          state: { state: { case: "delivered", value: { step: 0, deliveryBatchId: batchId, deliveredAtMs } } },
-        },
-      }),
-    );
+    deps.emit(updates.injectionDelivered(injection.id, batchId, deliveredAtMs));
     if (injection.kind === "system") continue;
-    deps.emit(
-      interactionUpdate({
-        case: "userMessageAppended",
-        value: { userMessage: { text: injection.text, messageId: injection.messageId } },
-      }),
-    );
+    deps.emit(updates.userMessageAppended(injection.text, injection.messageId));
   }
 }
 

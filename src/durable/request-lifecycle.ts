@@ -30,7 +30,7 @@ export type RequestState =
   | (Common & { kind: "ended"; atMs: number; parked: Parked[] });
 
 /** What the session decided a run_request asks for: a run to start, or why it cannot. */
-export type PlanResult<P> = { plan: P } | { error: AppError };
+type PlanResult<P> = { plan: P } | { error: AppError };
 
 export type RequestEvent<P> =
   | { kind: "append"; seqno: number; bytes: Uint8Array; message: ClientMessage }
@@ -76,7 +76,7 @@ export interface Transition<P> {
   status?: AppendStatus;
 }
 
-/** Ended requests stay replayable, and waiting ones wait, this long (pruned when new requests arrive). */
+/** @internal Ended requests stay replayable, and waiting ones wait, this long (pruned when new requests arrive). */
 export const REQUEST_TTL_MS = 10 * 60 * 1000;
 
 export function initialState(nowMs: number): RequestState {

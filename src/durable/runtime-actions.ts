@@ -3,7 +3,7 @@
 // happens to input is the run's decision (RunControl.offer); this file turns
 // actions into offers and says the outcome to the client. Anything else is ignored.
 import type { ConversationAction, InjectContextAction } from "../proto/gen/agent/v1/agent_pb.ts";
-import { interactionUpdate } from "../proto/frames.ts";
+import { updates } from "../proto/frames.ts";
 import type { Injection } from "../agent/run-control.ts";
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import type { RunHandle } from "./run-handle.ts";
@@ -51,12 +51,7 @@ function offer(ctx: RuntimeActionContext, injection: Injection): void {
   // The newer message stops the turn and opens the next one, as Cursor's own backend does.
   if (outcome === "interrupt") ctx.run?.cancel("interrupted by a newer user message");
   ctx.queueForNextRun(injection);
-  ctx.emit(
-    interactionUpdate({
-      case: "contextInjectionState",
-      value: { injectionId: injection.id, state: { state: { case: "queuedForNextTurn", value: {} } } },
-    }),
-  );
+  ctx.emit(updates.injectionQueuedForNextTurn(injection.id));
 }
 
 /** An injection naming another run is rejected, once per injection id, with the reason. */
@@ -64,12 +59,7 @@ function reject(ctx: RuntimeActionContext, inject: InjectContextAction): void {
   if (ctx.rejectedInjections.has(inject.injectionId)) return;
   ctx.rejectedInjections.add(inject.injectionId);
   const reason = `InjectContextAction expected run ${inject.expectedRunId}, active run is ${ctx.requestId}`;
-  ctx.emit(
-    interactionUpdate({
-      case: "contextInjectionState",
-      value: { injectionId: inject.injectionId, state: { state: { case: "rejected", value: { reason } } } },
-    }),
-  );
+  ctx.emit(updates.injectionRejected(inject.injectionId, reason));
 }
 
 function injectionOf(inject: InjectContextAction): Injection {

@@ -8,6 +8,7 @@ import { settleRun, type RunOutcome } from "../agent/settle.ts";
 import type { RequestIds } from "../agent/request-channel.ts";
 import { decodeClientMessage, HEARTBEAT_FRAME, serverFrame } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
+import { toHex } from "../proto/bytes.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
 import { RUN_CANCELLED } from "../agent/errors.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
@@ -194,7 +195,7 @@ export class ConversationSession {
       return;
     }
     const planned = this.#plan(message.message.value, input);
-    const runId = `${input.requestId}:${randomHex(4)}`;
+    const runId = `${input.requestId}:${toHex(crypto.getRandomValues(new Uint8Array(4)))}`;
     this.#dispatch(slot, { kind: "run-requested", runId, planned, subscribers: slot.outbox.subscriberCount }, input);
   }
 
@@ -324,8 +325,4 @@ function storedEnd(status: string, failureCode: string | null): AppError | undef
   if (status === "cancelled") return RUN_CANCELLED();
   if (failureCode === "aborted") return new AppError("unavailable", "the run was interrupted by a server restart; send the message again");
   return new AppError("unavailable", "the run failed; send the message again");
-}
-
-function randomHex(bytes: number): string {
-  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -4,6 +4,7 @@ import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/p
 import {
   AgentClientMessageSchema,
   AgentServerMessageSchema,
+  type ContextInjectionStateSchema,
   InteractionUpdateSchema,
   type AgentClientMessage,
   type AgentServerMessage,
@@ -29,7 +30,7 @@ type ToolCallInit = MessageInitShape<typeof ToolCallSchema>;
 type ToolCallDeltaInit = MessageInitShape<typeof ToolCallDeltaSchema>["delta"];
 
 /** An AgentServerMessage carrying one InteractionUpdate. */
-export function interactionUpdate(update: UpdateInit): AgentServerMessage {
+function interactionUpdate(update: UpdateInit): AgentServerMessage {
   return create(AgentServerMessageSchema, {
     message: { case: "interactionUpdate", value: create(InteractionUpdateSchema, { message: update }) },
   });
@@ -54,6 +55,14 @@ export const updates = {
   toolCallDelta: (callId: string, modelCallId: string, delta: ToolCallDeltaInit) =>
     interactionUpdate({ case: "toolCallDelta", value: { callId, modelCallId, toolCallDelta: { delta } } }),
   summaryStarted: () => interactionUpdate({ case: "summaryStarted", value: {} }),
+  /** Where injected input stands: queued in this run, delivered, queued for the next run, or rejected. */
+  injectionQueued: (injectionId: string) => injectionState(injectionId, { case: "queued", value: {} }),
+  injectionDelivered: (injectionId: string, deliveryBatchId: string, deliveredAtMs: bigint) =>
+    injectionState(injectionId, { case: "delivered", value: { step: 0, deliveryBatchId, deliveredAtMs } }),
+  injectionQueuedForNextTurn: (injectionId: string) => injectionState(injectionId, { case: "queuedForNextTurn", value: {} }),
+  injectionRejected: (injectionId: string, reason: string) => injectionState(injectionId, { case: "rejected", value: { reason } }),
+  userMessageAppended: (text: string, messageId: string) =>
+    interactionUpdate({ case: "userMessageAppended", value: { userMessage: { text, messageId } } }),
   summary: (summary: string) => interactionUpdate({ case: "summary", value: { summary } }),
   summaryCompleted: () => interactionUpdate({ case: "summaryCompleted", value: {} }),
   turnEnded: (usage: {
@@ -74,6 +83,12 @@ export const updates = {
       },
     }),
 };
+
+type InjectionStateInit = MessageInitShape<typeof ContextInjectionStateSchema>["state"];
+
+function injectionState(injectionId: string, state: InjectionStateInit): AgentServerMessage {
+  return interactionUpdate({ case: "contextInjectionState", value: { injectionId, state: { state } } });
+}
 
 export const HEARTBEAT_FRAME = serverFrame(updates.heartbeat());
 

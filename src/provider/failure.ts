@@ -146,7 +146,7 @@ function findMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-/** Removes secrets, then truncates: redacting first means no key prefix survives a cut. */
+/** @internal Removes secrets, then truncates: redacting first means no key prefix survives a cut. */
 export function redact(text: string, secrets: string[]): string {
   let out = text;
   for (const secret of secrets) {
@@ -156,7 +156,7 @@ export function redact(text: string, secrets: string[]): string {
   return out.length > DETAIL_MAX_CHARS ? `${out.slice(0, DETAIL_MAX_CHARS)}…` : out;
 }
 
-/** Retry-After in any of the forms providers send; undefined when none is usable. */
+/** @internal Retry-After in any of the forms providers send; undefined when none is usable. */
 export function parseRetryAfterMs(headers: Headers, now = Date.now()): number | undefined {
   const ms = parseNumber(headers.get("retry-after-ms"));
   if (ms !== undefined) return Math.ceil(ms);
@@ -181,7 +181,7 @@ function parseNumber(value: string | null): number | undefined {
 
 const DURATION_UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
 
-/** Go-style durations ("1s", "6m0s", "250ms", "1h2m3.5s"); a bare number means seconds. */
+/** @internal Go-style durations ("1s", "6m0s", "250ms", "1h2m3.5s"); a bare number means seconds. */
 export function parseDurationMs(value: string | null): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();

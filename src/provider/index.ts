@@ -1,5 +1,5 @@
-// The provider layer's entry point: pick a provider by kind, plus what callers
-// need to classify failures and pace retries.
+// The provider layer's entry point: pick a provider by kind. Failure
+// classification and retry pacing are in failure.ts and retry.ts.
 import { ANTHROPIC_API } from "./anthropic.ts";
 import { ProviderError } from "./failure.ts";
 import { OPENAI_CHAT_API } from "./openai-chat.ts";
@@ -27,6 +27,4 @@ function wireApiOf(kind: ProviderKind): WireApi {
   }
 }
 
-export { classifyHttpFailure, ProviderError, providerErrorFromNetwork } from "./failure.ts";
-export { isRetryable, RETRY_AFTER_MAX_MS, RETRY_MAX_DELAY_MS, retryDelayMs, sleepUnlessAborted } from "./retry.ts";
 export * from "./types.ts";

@@ -4,9 +4,9 @@ import { isProviderError } from "./failure.ts";
 
 /** First backoff ceiling; doubles per attempt. */
 const RETRY_BASE_DELAY_MS = 500;
-/** Upper bound of our own backoff, so a run never idles long between attempts. */
+/** @internal Upper bound of our own backoff, so a run never idles long between attempts. */
 export const RETRY_MAX_DELAY_MS = 8_000;
-/** A provider's Retry-After is honoured up to here; a longer one is shortened to this. */
+/** @internal A provider's Retry-After is honoured up to here; a longer one is shortened to this. */
 export const RETRY_AFTER_MAX_MS = 30_000;
 
 /** Rate limits and transient failures may succeed later; the rest will fail the same way. */

@@ -143,10 +143,6 @@ export class ConversationStore {
     return this.db.select().from(runs).where(eq(runs.requestId, requestId)).orderBy(desc(runs.createdAtMs)).get();
   }
 
-  run(runId: string) {
-    return this.db.select().from(runs).where(eq(runs.runId, runId)).get();
-  }
-
   /** After a restart nothing is running any more: record interrupted runs as failed. */
   recoverInterruptedRuns(): void {
     const now = Date.now();

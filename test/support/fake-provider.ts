@@ -177,11 +177,6 @@ export function withGates(response: ScriptedResponse, gates: Record<number, stri
   return { ...response, steps };
 }
 
-/** Keeps the first `count` steps, then destroys the socket. */
-export function cutAfter(response: ScriptedResponse, count: number): ScriptedResponse {
-  return { ...response, steps: [...(response.steps ?? []).slice(0, count), { cut: true }] };
-}
-
 /** Keeps the first `count` steps, then never sends anything more. */
 export function hangAfter(response: ScriptedResponse, count: number): ScriptedResponse {
   return { ...response, steps: [...(response.steps ?? []).slice(0, count), { hang: true }] };

@@ -24,9 +24,17 @@ export default async function setup(project: TestProject) {
   };
 }
 
+/**
+ * The reference schemas come from CURSOR_REFERENCE_PROTOS, else ../shared/reference beside the
+ * project. A clone of the project alone has neither: the interop tests are then skipped, saying so.
+ */
 function buildReferenceDescriptors(): string {
-  const dir = resolve(import.meta.dirname, "../../shared/reference");
-  if (!existsSync(dir)) return "";
+  const candidates = [process.env.CURSOR_REFERENCE_PROTOS, resolve(import.meta.dirname, "../../shared/reference")];
+  const dir = candidates.find((d): d is string => !!d && existsSync(d));
+  if (!dir) {
+    console.log("proto-interop: skipped, no reference schemas (set CURSOR_REFERENCE_PROTOS or put shared/reference beside the project)");
+    return "";
+  }
   const bytes = execFileSync(
     resolve(import.meta.dirname, "../node_modules/.bin/buf"),
     ["build", dir, "--as-file-descriptor-set", "-o", "-#format=binpb"],

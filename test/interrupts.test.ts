@@ -6,7 +6,6 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import type { ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { conversationName } from "../src/durable/names.ts";
-import { ActiveRun } from "../src/durable/active-run.ts";
 import { ConversationStore } from "../src/store/conversation-store.ts";
 import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
 import {
@@ -69,21 +68,6 @@ function runRows(conversationId: string) {
 }
 
 describe("interrupts", () => {
-  it("activating a second run on a conversation cancels the first and leaves the second; releasing the first does not touch the second; shutdown cancels the second", () => {
-    const active = new ActiveRun();
-    const first = new AbortController();
-    const second = new AbortController();
-    const run = (c: AbortController) => ({ cancel: (reason: string) => c.abort(reason) });
-    active.activate("first", run(first));
-    active.activate("second", run(second));
-    expect(first.signal.aborted).toBe(true);
-    expect(second.signal.aborted).toBe(false);
-    active.release("first");
-    expect(second.signal.aborted).toBe(false);
-    active.shutdown();
-    expect(second.signal.aborted).toBe(true);
-  });
-
   it("a replaced run cannot overwrite its cancelled status", async () => {
     const conversationId = crypto.randomUUID();
     const result = await runInDurableObject(stubOf(conversationId), (_instance, state) => {
@@ -420,6 +404,25 @@ describe("interrupts", () => {
     expect(await again.end()).toEqual({});
     expect(again.text()).toBe("two");
     expect(ids[1]).toBeGreaterThan(ids[0]!);
+  });
+
+  it("takes a retried seqno 0 on a finished request as a retry, and still starts the request's later renumbering", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([{ id: "a", name: "Read", args: ['{"path":"/a"}'] }]),
+      chatText(["one"]),
+      chatText(["two"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const requestId = crypto.randomUUID();
+    const first = runRequest({ conversationId, requestId, text: `retry ${scenario.marker}` });
+    const one = await startTurn({ conversationId, requestId, text: "", message: first }, { onExec: (e, r) => r.send(readSuccess(e, "x")) });
+    expect(await one.reader.end()).toEqual({});
+    await appendOk(requestId, 0, first); // the client retried its first append
+    restartSeqnos(requestId);
+    await appendOk(requestId, 0, runRequest({ conversationId, text: "renumbered" }));
+    const two = await FrameReader.open(requestId);
+    expect(await two.end()).toEqual({});
+    expect(two.text()).toBe("two");
   });
 
   it("cancels a run nobody subscribes to once the disconnect grace has passed", async () => {

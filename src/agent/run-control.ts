@@ -11,8 +11,6 @@ export interface Injection {
   text: string;
   /** System context is model input only: not a user turn, not shown as one. */
   kind: "user" | "system";
-  /** A runtime user message (not injected context): it stops a tool round instead of joining it. */
-  stopsTools?: boolean;
 }
 
 type RunPhase = "preparing" | "model" | "tools" | "finishing";
@@ -64,12 +62,15 @@ export class RunControl {
     this.#phase = "finishing";
   }
 
-  /** Offers input that arrived mid-run; see `Offer`. */
-  offer(injection: Injection): Offer {
+  /**
+   * Offers input that arrived mid-run; see `Offer`. `stopsTools`: a runtime user message
+   * (not injected context) stops a tool round instead of joining it.
+   */
+  offer(injection: Injection, options: { stopsTools: boolean }): Offer {
     // A run that is cancelled but not finished yet takes no more input.
     if (this.runSignal.aborted || this.#phase === "finishing") return "queued";
     // A newer message while tools run on the client stops the turn.
-    if (this.#phase === "tools" && injection.stopsTools) return "interrupt";
+    if (this.#phase === "tools" && options.stopsTools) return "interrupt";
     this.inject(injection);
     return "injected";
   }

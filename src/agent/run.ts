@@ -119,10 +119,12 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally): Promis
     }
     input.signal.throwIfAborted();
     deliverInjections(deps, input);
-    if (!tally.compacted && exceedsWindow(input.model, estimateTokens(liveMessages(deps, input), tools))) {
+    let messages = liveMessages(deps, input);
+    if (!tally.compacted && exceedsWindow(input.model, estimateTokens(messages, tools))) {
       await compact(deps, input, tally);
+      messages = liveMessages(deps, input);
     }
-    const cycle = await modelCycle(deps, input, liveMessages(deps, input), tools);
+    const cycle = await modelCycle(deps, input, messages, tools);
     if (cycle.kind === "interrupted") continue; // injected context: restart this model cycle only
     if (cycle.kind === "overflow") {
       if (tally.compacted) throw cycle.error;

@@ -3,16 +3,17 @@
 // shutdown cancels it. Replaced runs wind down on their own and take no input.
 
 export interface Cancellable {
+  readonly runId: string;
   cancel(reason: string): void;
 }
 
 export class ActiveRun<R extends Cancellable = Cancellable> {
-  #active: { runId: string; run: R } | undefined;
+  #active: R | undefined;
 
   /** Makes `run` the active run, cancelling the one it replaces. */
-  activate(runId: string, run: R): void {
-    if (this.#active && this.#active.runId !== runId) this.#active.run.cancel("replaced by a newer run");
-    this.#active = { runId, run };
+  activate(run: R): void {
+    if (this.#active && this.#active.runId !== run.runId) this.#active.cancel("replaced by a newer run");
+    this.#active = run;
   }
 
   /** Forgets the run, unless a newer one has replaced it meanwhile. */
@@ -22,12 +23,12 @@ export class ActiveRun<R extends Cancellable = Cancellable> {
 
   /** The run if it is still the active one. */
   get(runId: string): R | undefined {
-    return this.#active?.runId === runId ? this.#active.run : undefined;
+    return this.#active?.runId === runId ? this.#active : undefined;
   }
 
   /** Cancels the active run. */
   shutdown(reason = "server is shutting down"): void {
-    this.#active?.run.cancel(reason);
+    this.#active?.cancel(reason);
     this.#active = undefined;
   }
 }

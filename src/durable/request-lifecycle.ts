@@ -1,22 +1,21 @@
-// The life of one Cursor request id inside a conversation object, as a pure
-// reducer: (state, event) → (state, effects). Every change of a request's state
-// happens here; the session carries the effects out. See docs/architecture.md.
+// The life of one Cursor request id inside a conversation object, as a reducer:
+// (state, event, now) → (state, effects). Every change of a request's state happens
+// here; the session carries the effects out. No I/O, no clock, no timers; the one
+// thing changed in place is the request's own inbox. See docs/architecture.md.
 import type { AgentClientMessage, ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { RUN_CANCELLED } from "../agent/errors.ts";
 import { INBOX_MAX_BUFFERED, OrderedInbox } from "./inbox.ts";
 
-type ClientMessage = AgentClientMessage;
-
 /** An append that reached an ended request with an old seqno: maybe the start of its renumbering. */
 interface Parked {
   seqno: number;
-  message: ClientMessage;
+  message: AgentClientMessage;
 }
 
 interface Common {
   /** Orders this request's appends by seqno. A renewed request keeps it; a renumbered one starts afresh. */
-  inbox: OrderedInbox<ClientMessage>;
+  inbox: OrderedInbox<AgentClientMessage>;
   /** The bytes of the append at seqno 0, to tell a retried seqno 0 (same bytes) from a renumbering. */
   firstAppend: Uint8Array | undefined;
 }
@@ -33,11 +32,11 @@ export type RequestState =
 type PlanResult<P> = { plan: P } | { error: AppError };
 
 export type RequestEvent<P> =
-  | { kind: "append"; seqno: number; bytes: Uint8Array; message: ClientMessage }
+  | { kind: "append"; seqno: number; bytes: Uint8Array; message: AgentClientMessage }
   /** A run_request left the inbox, already planned by the session; `subscribers` on the current stream. */
   | { kind: "run-requested"; runId: string; planned: PlanResult<P>; subscribers: number }
   /** Any other message, in seqno order. */
-  | { kind: "client-message"; message: ClientMessage }
+  | { kind: "client-message"; message: AgentClientMessage }
   | { kind: "subscribed" }
   | { kind: "detached"; remaining: number }
   | { kind: "grace-expired"; subscribers: number }
@@ -45,19 +44,19 @@ export type RequestEvent<P> =
   | { kind: "run-finished"; runId: string; error: AppError | undefined }
   | { kind: "shutdown" }
   /** Housekeeping: a request that ended or waited longer than its TTL is forgotten. */
-  | { kind: "expire"; nowMs: number };
+  | { kind: "expire" };
 
 export type RequestEffect<P> =
   /** Sent to current subscribers only (not replayed). */
   | { kind: "heartbeat" }
   /** These messages left the inbox in seqno order; the session feeds each back as an event. */
-  | { kind: "release"; items: ClientMessage[] }
+  | { kind: "release"; items: AgentClientMessage[] }
   /** A new stream (outbox) for the same request id: a reused id after its end. */
   | { kind: "open-stream" }
   | { kind: "start-run"; runId: string; plan: P }
   | { kind: "cancel-run"; runId: string; reason: string }
   /** An exec, KV or interaction reply for the run's channel. */
-  | { kind: "deliver"; runId: string; message: ClientMessage }
+  | { kind: "deliver"; runId: string; message: AgentClientMessage }
   /** A conversation action; `runId` is the run it reaches, if any is live. */
   | { kind: "runtime-action"; runId: string | null; action: ConversationAction }
   /** Blob transfers the finished run's client already answered leave the replay. */
@@ -121,17 +120,17 @@ export function reduce<P>(state: RequestState, event: RequestEvent<P>, nowMs: nu
       // The active run is cancelled in one place (ActiveRun); here only the stream ends.
       return state.kind === "ended" ? unchanged(state) : end(state, nowMs, RUN_CANCELLED());
     case "expire":
-      return onExpire(state, event.nowMs);
+      return onExpire(state, nowMs);
   }
 }
 
 function onAppend<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind: "append" }>, nowMs: number): Transition<P> {
   const effects: RequestEffect<P>[] = [];
   let current = state;
-  if (isRenumbering(current, event)) {
+  if (current.kind === "ended" && isRenumbering(current, event)) {
     // Cursor reused a finished request id and numbers from 0 again: a new stream and
     // seqno order; the appends of the new numbering that overtook its seqno 0 were parked.
-    const parked = current.kind === "ended" ? current.parked : [];
+    const parked = current.parked;
     current = { kind: "waiting", sinceMs: nowMs, inbox: new OrderedInbox(), firstAppend: undefined };
     for (const p of parked) current.inbox.push(p.seqno, p.message);
     effects.push({ kind: "open-stream" });
@@ -150,8 +149,8 @@ function onAppend<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind
 }
 
 /** A seqno-0 append on a finished request that is not a retry of its first one. */
-function isRenumbering<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind: "append" }>): boolean {
-  if (state.kind !== "ended" || event.seqno !== 0 || state.firstAppend === undefined) return false;
+function isRenumbering<P>(state: Extract<RequestState, { kind: "ended" }>, event: Extract<RequestEvent<P>, { kind: "append" }>): boolean {
+  if (event.seqno !== 0 || state.firstAppend === undefined) return false;
   return !sameBytes(state.firstAppend, event.bytes);
 }
 
@@ -175,7 +174,7 @@ function onRunRequested<P>(state: RequestState, event: Extract<RequestEvent<P>, 
   return { state: { kind: "running", runId: event.runId, graceArmed, inbox: state.inbox, firstAppend: state.firstAppend }, effects };
 }
 
-function onClientMessage<P>(state: RequestState, message: ClientMessage): Transition<P> {
+function onClientMessage<P>(state: RequestState, message: AgentClientMessage): Transition<P> {
   const runId = state.kind === "running" ? state.runId : null;
   switch (message.message.case) {
     case "conversationAction":

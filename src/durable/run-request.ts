@@ -16,9 +16,10 @@ import type { ConversationStore } from "../store/conversation-store.ts";
 const USER_TEXT_MAX_BYTES = 1_000_000;
 
 /** Everything a run needs that the run_request decides; the session adds the run's own handles. */
-export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued">;
+export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued"> & { principal: string };
 
 export interface RunRequestContext {
+  principal: string;
   requestId: string;
   conversationId: string;
   /** A subagent's request (it carries both x-parent-* headers). */
@@ -39,6 +40,7 @@ export function planRun(
   const userMode = request.action?.action.case === "userMessageAction" ? request.action.action.value.userMessage?.mode : undefined;
   return {
     plan: {
+      principal: context.principal,
       requestId: context.requestId,
       conversationId: context.conversationId,
       model: model.model,

@@ -28,12 +28,12 @@ export function applyRuntimeAction(ctx: RuntimeActionContext, action: Conversati
     case "userMessageAction": {
       const user = action.action.value.userMessage;
       const messageId = user?.messageId ?? "";
-      offer(ctx, { id: `user-message:${messageId}`, messageId, text: user?.text ?? "", kind: "user", stopsTools: true });
+      offer(ctx, { id: `user-message:${messageId}`, messageId, text: user?.text ?? "", kind: "user" }, true);
       return;
     }
     case "injectContextAction": {
       const inject = action.action.value;
-      if (inject.expectedRunId === ctx.requestId) offer(ctx, injectionOf(inject));
+      if (inject.expectedRunId === ctx.requestId) offer(ctx, injectionOf(inject), false);
       else reject(ctx, inject);
       return;
     }
@@ -45,8 +45,8 @@ export function applyRuntimeAction(ctx: RuntimeActionContext, action: Conversati
   }
 }
 
-function offer(ctx: RuntimeActionContext, injection: Injection): void {
-  const outcome = ctx.run?.control.offer(injection) ?? "queued";
+function offer(ctx: RuntimeActionContext, injection: Injection, stopsTools: boolean): void {
+  const outcome = ctx.run?.control.offer(injection, { stopsTools }) ?? "queued";
   if (outcome === "injected") return;
   // The newer message stops the turn and opens the next one, as Cursor's own backend does.
   if (outcome === "interrupt") ctx.run?.cancel("interrupted by a newer user message");

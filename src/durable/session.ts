@@ -4,7 +4,7 @@
 import type { AgentClientMessage, AgentRunRequest, AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import type { Injection } from "../agent/run-control.ts";
 import { runAgent } from "../agent/run.ts";
-import { settleRun, type RunOutcome } from "../agent/settle.ts";
+import { settleRun, type RunOutcome, type SettleDeps } from "../agent/settle.ts";
 import type { RequestIds } from "../agent/request-channel.ts";
 import { decodeClientMessage, HEARTBEAT_FRAME, serverFrame } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
@@ -105,7 +105,7 @@ export class ConversationSession {
     const message = decodeClientMessage(input.message);
     const slot = this.#requests.get(input.requestId) ?? this.#newSlot(input.requestId);
     const status = this.#dispatch(slot, { kind: "append", seqno: input.seqno, bytes: input.message, message }, input);
-    return { status: status ?? "accepted" };
+    return { status: status ?? "accepted" }; // every append transition sets a status
   }
 
   /** Cancels the active run and closes every stream with `canceled` (deploy, eviction, tests). */
@@ -141,9 +141,10 @@ export class ConversationSession {
         return;
       case "open-stream":
         slot.outbox = this.#outbox(slot);
+        slot.rejectedInjections.clear(); // a new stream rejects a stale injection id again
         return;
       case "start-run":
-        this.#startRun(slot, effect.runId, effect.plan, input?.principal ?? "");
+        this.#startRun(slot, effect.runId, effect.plan);
         return;
       case "cancel-run":
         this.#active.get(effect.runId)?.cancel(effect.reason);
@@ -200,18 +201,23 @@ export class ConversationSession {
   }
 
   #plan(request: AgentRunRequest, input: AppendInput) {
-    const context = { requestId: input.requestId, conversationId: input.conversationId, isSubagent: input.parent !== undefined };
+    const context = {
+      principal: input.principal,
+      requestId: input.requestId,
+      conversationId: input.conversationId,
+      isSubagent: input.parent !== undefined,
+    };
     return planRun(request, context, this.deps.catalog(), this.deps.store);
   }
 
-  #startRun(slot: RequestSlot, runId: string, plan: RunPlan, principal: string): void {
+  #startRun(slot: RequestSlot, runId: string, plan: RunPlan): void {
     const outbox = slot.outbox;
     const emit = (message: AgentServerMessage) => outbox.push(serverFrame(message), message.message.case === "kvServerMessage");
     const run = new RunHandle(runId, slot.ids, emit);
-    this.deps.store.ensureConversation(plan.conversationId, principal);
+    this.deps.store.ensureConversation(plan.conversationId, plan.principal);
     this.deps.store.claimRun({ runId, conversationId: plan.conversationId, requestId: plan.requestId, model: plan.model.name });
     // One active run per conversation: a newer run replaces the older one.
-    this.#active.activate(runId, run);
+    this.#active.activate(run);
     this.#ensureHeartbeat();
     const deps = { store: this.deps.store, provider: this.deps.provider(plan.model), channel: run.channel, emit };
     const input = {
@@ -223,15 +229,26 @@ export class ConversationSession {
       queued: plan.action.kind === "summarize" ? [] : this.#queuedForNextRun.splice(0),
     };
     const done = runAgent(deps, input)
-      .catch((err: unknown) => {
-        // runAgent settles every failure itself; this guards against a bug past it.
-        console.error("byok-edge: run crashed", runId, errorKind(err));
-        const ending = { kind: "threw" as const, usage: emptyUsage(), error: new AppError("internal", "internal error") };
-        return settleRun(deps, { runId, modelName: plan.model.name, signal: run.signal }, ending);
-      })
+      .catch((err: unknown) => this.#crashed(deps, run, plan, err))
       .then((outcome) => this.#finished(slot, runId, plan, outcome));
     this.#runs.add(done);
     void done.finally(() => this.#runs.delete(done));
+  }
+
+  /** runAgent settles every failure itself; this guards against a bug past it, so the stream still ends. */
+  #crashed(deps: SettleDeps, run: RunHandle, plan: RunPlan, err: unknown): RunOutcome {
+    console.error("byok-edge: run crashed", run.runId, errorKind(err));
+    const error = new AppError("internal", "internal error");
+    try {
+      return settleRun(
+        deps,
+        { runId: run.runId, modelName: plan.model.name, signal: run.signal },
+        { kind: "threw", usage: emptyUsage(), error },
+      );
+    } catch {
+      // Settling failed too (storage): the run's row stays as it is, the stream still ends.
+      return { status: "failed", usage: emptyUsage(), error };
+    }
   }
 
   #finished(slot: RequestSlot, runId: string, plan: RunPlan, outcome: RunOutcome): void {
@@ -297,8 +314,7 @@ export class ConversationSession {
 
   /** Forgets requests that ended (or never started) long ago, so the object's memory stays bounded. */
   #expireOld(): void {
-    const nowMs = Date.now();
-    for (const slot of [...this.#requests.values()]) this.#dispatch(slot, { kind: "expire", nowMs });
+    for (const slot of [...this.#requests.values()]) this.#dispatch(slot, { kind: "expire" });
   }
 
   /** One interval for the whole object; it stops itself when nothing is running. */

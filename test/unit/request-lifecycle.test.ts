@@ -117,11 +117,37 @@ describe("request lifecycle", () => {
   });
 
   it("arms the grace from the start for a run nobody subscribes to", () => {
-    const d = new Driver();
-    d.send({ kind: "append", seqno: 0, bytes: new Uint8Array([1]), message: runRequest("alone") });
-    d.take();
-    const t = reduce<Plan>(d.state, { kind: "run-requested", runId: "r", planned: { plan: { text: "" } }, subscribers: 0 }, 0);
+    const t = reduce<Plan>(initialState(0), { kind: "run-requested", runId: "r", planned: { plan: { text: "" } }, subscribers: 0 }, 0);
     expect(t.effects.map((e) => e.kind)).toEqual(["start-run", "arm-grace"]);
+    expect(t.state).toMatchObject({ kind: "running", graceArmed: true });
+  });
+
+  it("keeps the grace off while another subscriber is still attached", () => {
+    const d = new Driver();
+    d.append(0, runRequest("a"));
+    d.take();
+    expect(d.send({ kind: "detached", remaining: 1 }).effects).toEqual([]);
+    expect(d.state).toMatchObject({ kind: "running", graceArmed: false });
+  });
+
+  it("answers a refused run_request on an ended request with a fresh stream that carries only the error", () => {
+    const d = new Driver();
+    d.append(0, runRequest("one"));
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined });
+    d.take();
+    const refused = new AppError("not_found", 'model "x" is not configured');
+    const t = reduce<Plan>(d.state, { kind: "run-requested", runId: "r2", planned: { error: refused }, subscribers: 0 }, 0);
+    expect(t.effects).toEqual([{ kind: "open-stream" }, { kind: "end-stream", error: refused }]);
+    expect(t.state.kind).toBe("ended");
+  });
+
+  it("parks a bounded number of appends on an ended request", () => {
+    const d = new Driver();
+    d.append(0, runRequest("one"));
+    for (let s = 1; s <= 1100; s++) d.append(s, heartbeat());
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined });
+    for (let s = 1; s <= 1100; s++) d.append(s, heartbeat());
+    expect(d.state.kind === "ended" && d.state.parked.length).toBe(1024);
   });
 
   it("lets a subscriber after the end replay it without changing anything", () => {
@@ -173,7 +199,7 @@ describe("request lifecycle", () => {
     expect(t.state.kind).toBe("ended");
   });
 
-  it("on shutdown during a compaction, ends the stream canceled once; the run finishing later adds nothing", () => {
+  it("on shutdown while the run compacts (a running run to the reducer), ends the stream canceled once; the run finishing later adds nothing", () => {
     const d = new Driver();
     d.append(0, runRequest("/summarize"));
     d.send({ kind: "detached", remaining: 0 });
@@ -232,7 +258,8 @@ describe("request lifecycle", () => {
     const waiting = new Driver();
     waiting.append(3, execResult(1));
     waiting.take();
-    waiting.send({ kind: "expire", nowMs: REQUEST_TTL_MS + 1 });
+    waiting.nowMs = REQUEST_TTL_MS + 1;
+    waiting.send({ kind: "expire" });
     const effects = waiting.take();
     expect(effects.map((e) => e.kind)).toEqual(["end-stream", "forget"]);
     expect((effects[0] as { error: AppError }).error.code).toBe("deadline_exceeded");
@@ -241,9 +268,11 @@ describe("request lifecycle", () => {
     done.append(0, runRequest("a"));
     done.send({ kind: "run-finished", runId: "run-a", error: undefined });
     done.take();
-    done.send({ kind: "expire", nowMs: REQUEST_TTL_MS - 1 });
+    done.nowMs = REQUEST_TTL_MS - 1;
+    done.send({ kind: "expire" });
     expect(done.take()).toEqual([]);
-    done.send({ kind: "expire", nowMs: REQUEST_TTL_MS + 1 });
+    done.nowMs = REQUEST_TTL_MS + 1;
+    done.send({ kind: "expire" });
     expect(done.take()).toEqual([{ kind: "forget" }]);
   });
 });

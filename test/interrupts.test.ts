@@ -127,6 +127,32 @@ describe("interrupts", () => {
     expect((await reader.end()).error?.code).toBe("canceled");
   });
 
+  it("answers a client heartbeat that arrives before its request's seqno 0 at once, and the run that follows completes", async () => {
+    const scenario = await createScenario([chatText(["after the beat"])]);
+    const conversationId = crypto.randomUUID();
+    const requestId = crypto.randomUUID();
+    let opened = false;
+    const opening = FrameReader.open(requestId).then((reader) => {
+      opened = true;
+      return reader;
+    });
+    // The client beats every few seconds; the first beat after RunSSE reaches the router opens the stream.
+    const beats: Promise<void>[] = [];
+    await vi.waitFor(
+      () => {
+        if (!opened) beats.push(appendOk(requestId, beats.length + 1, heartbeat()));
+        expect(opened).toBe(true);
+      },
+      { timeout: 5_000, interval: 100 },
+    );
+    const reader = await opening;
+    await reader.until((f) => updateCase(f) === "heartbeat", "the server heartbeat");
+    await appendOk(requestId, 0, runRequest({ conversationId, text: `beat first ${scenario.marker}` }));
+    expect(await reader.end()).toEqual({});
+    expect(reader.text()).toBe("after the beat");
+    await Promise.all(beats);
+  });
+
   it("a runtime user message aborts the active exec before the canceled end-stream", async () => {
     const scenario = await createScenario([chatToolCalls([{ id: "call-1", name: "Read", args: ['{"path":"/tmp/a"}'] }])]);
     const exec = deferred<ExecServerMessage>();

@@ -13,6 +13,16 @@ export type BindResult = { status: "bound" } | { status: "conflict"; conversatio
 interface Waiter {
   resolve: (conversationId: string | null) => void;
   timer: ReturnType<typeof setTimeout>;
+  /** A RunSSE waiting here is told at once of a client heartbeat on its request. */
+  onHeartbeat: (() => void) | undefined;
+}
+
+export interface ResolveOptions {
+  waitMs?: number;
+  /** Called for each client heartbeat that arrives for this request while it waits (RunSSE). */
+  onHeartbeat?: () => void;
+  /** This caller carries a client heartbeat: waiting RunSSE callers hear of it before anyone waits. */
+  heartbeat?: boolean;
 }
 
 export class RouterObject extends DurableObject<Env> {
@@ -38,14 +48,18 @@ export class RouterObject extends DurableObject<Env> {
   }
 
   /** The conversation of a request, waiting up to `waitMs` for its binding; null on timeout. */
-  async resolve(requestId: string, waitMs: number = ROUTE_WAIT_MS): Promise<string | null> {
+  async resolve(requestId: string, options: ResolveOptions = {}): Promise<string | null> {
+    const { waitMs = ROUTE_WAIT_MS, onHeartbeat, heartbeat = false } = options;
     const known = this.#lookup(requestId);
     if (known !== null || waitMs <= 0) return known;
+    // A heartbeat before seqno 0 is answered on the request's RunSSE at once, not after the gap.
+    if (heartbeat) for (const w of this.#waiters.get(requestId) ?? []) w.onHeartbeat?.();
     return new Promise<string | null>((resolve) => {
       const set = this.#waiters.get(requestId) ?? new Set<Waiter>();
       this.#waiters.set(requestId, set);
       const waiter: Waiter = {
         resolve,
+        onHeartbeat,
         timer: setTimeout(
           () => {
             set.delete(waiter);

@@ -14,6 +14,7 @@ import { ROUTE_WAIT_MS } from "../durable/router-object.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
 import { readUnaryBody, streamResponse } from "./connect-http.ts";
+import { EarlyHeartbeats } from "./early-stream.ts";
 
 /** Cursor's ids are UUIDs; anything much longer is not one of them. */
 const ID_MAX_CHARS = 256;
@@ -27,11 +28,24 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Pri
   const requestId = decodeOrThrow(() => fromBinary(BidiRequestIdSchema, body), "BidiRequestId").requestId;
   if (!requestId) throw new AppError("invalid_argument", "RunSSE needs a request_id");
   checkIdLength(requestId, "request_id");
-  const conversationId = await resolveConversation(env, principal, requestId);
+  const accept = request.headers.get("accept");
+  const early = new EarlyHeartbeats();
+  const resolving = routerStub(env, principal).resolve(requestId, { onHeartbeat: () => early.beat() });
+  const first = await Promise.race([resolving.then((id) => ({ id })), early.first.then(() => "heartbeat" as const)]);
+  if (first !== "heartbeat") return streamResponse(await conversationStream(env, principal, requestId, routed(first.id)), accept);
+  // A client heartbeat came before seqno 0: answer it now; the conversation's stream follows.
+  const next = resolving.then((id) =>
+    id === null ? { error: notRouted() } : { open: () => conversationStream(env, principal, requestId, id) },
+  );
+  return streamResponse(early.stream(next), accept);
+}
+
+/** The conversation's stream for this request, with the client's going away reported at once. */
+async function conversationStream(env: AppEnv, principal: Principal, requestId: string, conversationId: string) {
   const stub = conversationStub(env, principal, conversationId);
   const { id, stream } = await stub.subscribe(requestId);
   const onCancel = () => (id ? stub.unsubscribe(requestId, id) : Promise.resolve());
-  return streamResponse(forwardCancel(stream, onCancel), request.headers.get("accept"));
+  return forwardCancel(stream, onCancel);
 }
 
 export async function handleBidiAppend(request: Request, env: AppEnv, principal: Principal): Promise<void> {
@@ -51,7 +65,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
   const conversationId =
     message.message.case === "runRequest"
       ? await bindConversation(env, principal, requestId, message)
-      : await resolveConversation(env, principal, requestId);
+      : routed(await routerStub(env, principal).resolve(requestId, { heartbeat: message.message.case === "clientHeartbeat" }));
   const result = await conversationStub(env, principal, conversationId).append({
     principal: principal.id,
     conversationId,
@@ -77,12 +91,14 @@ async function bindConversation(env: AppEnv, principal: Principal, requestId: st
   return conversationId;
 }
 
-async function resolveConversation(env: AppEnv, principal: Principal, requestId: string): Promise<string> {
-  const conversationId = await routerStub(env, principal).resolve(requestId, ROUTE_WAIT_MS);
-  if (conversationId === null) {
-    throw new AppError("deadline_exceeded", `no run_request arrived for this request within ${ROUTE_WAIT_MS / 1000} s`);
-  }
+/** The conversation the router found, or the error of a request whose seqno 0 never came. */
+function routed(conversationId: string | null): string {
+  if (conversationId === null) throw notRouted();
   return conversationId;
+}
+
+function notRouted(): AppError {
+  return new AppError("deadline_exceeded", `no run_request arrived for this request within ${ROUTE_WAIT_MS / 1000} s`);
 }
 
 /**

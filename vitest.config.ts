@@ -1,7 +1,9 @@
-// Two vitest projects. `unit`: pure modules in Node (test/unit), fast. `workers`:
+// Three vitest projects. `unit`: pure modules in Node (test/unit), fast. `workers`:
 // the Workers runtime with real Durable Objects, DO SQLite and local D1; a real
 // local HTTP server (test/support/fake-provider-server.ts, started in global
-// setup) stands in for the model providers.
+// setup) stands in for the model providers. `continuation`: the same runtime with
+// the production continuation window (2 s), which `workers` turns off so that
+// its streams end as soon as their turn does.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -10,7 +12,7 @@ export const TEST_API_KEY = "sk-test-never-logged-0123456789";
 
 export default defineConfig(async () => {
   const d1Migrations = await readD1Migrations("./migrations/d1");
-  const workers = {
+  const workersProject = (name: string, include: string[], exclude: string[], vars: Record<string, string>) => ({
     plugins: [
       cloudflareTest(({ inject }) => {
         const base = `http://127.0.0.1:${inject("fakeProviderPort")}`;
@@ -34,6 +36,7 @@ export default defineConfig(async () => {
               BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
               // Short, so the disconnect test does not wait the production 10 s.
               BYOK_DISCONNECT_GRACE_MS: "300",
+              ...vars,
               BYOK_MODELS: JSON.stringify([
                 model("fake-model", "fake-1"),
                 model("fake-small", "fake-2", { context_window: 32000 }),
@@ -47,15 +50,20 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      name: "workers",
+      name,
       globalSetup: ["./test/global-setup.ts"],
       setupFiles: ["./test/setup.ts"],
-      include: ["test/**/*.test.ts"],
-      exclude: ["test/unit/**"],
+      include,
+      exclude,
       testTimeout: 20_000,
       hookTimeout: 20_000,
     },
-  };
+  });
+  const continuationTests = ["test/continuation.test.ts"];
+  const workers = workersProject("workers", ["test/**/*.test.ts"], ["test/unit/**", ...continuationTests], {
+    BYOK_CONTINUATION_WINDOW_MS: "0",
+  });
+  const continuation = workersProject("continuation", continuationTests, [], {});
   const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000 } };
-  return { test: { projects: [unit, workers] } };
+  return { test: { projects: [unit, workers, continuation] } };
 });

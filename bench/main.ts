@@ -388,6 +388,8 @@ async function main(): Promise<number> {
         BYOK_TOKEN: token,
         BYOK_BENCH_ROUTES: "true",
         BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
+        // Streams end with their turn, as before the continuation window, so turn times stay comparable.
+        BYOK_CONTINUATION_WINDOW_MS: "0",
         BYOK_MODELS: JSON.stringify([
           {
             name: MODEL_NAME,

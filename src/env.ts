@@ -7,6 +7,8 @@ interface Secrets {
   BYOK_MODELS?: string;
   /** How long a running turn survives with no RunSSE subscriber (default 10 s). */
   BYOK_DISCONNECT_GRACE_MS?: string;
+  /** How long a completed turn's stream waits for a runtime user message to continue it (default 2 s; "0": off). */
+  BYOK_CONTINUATION_WINDOW_MS?: string;
 }
 
 export type AppEnv = Env & Secrets;

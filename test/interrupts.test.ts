@@ -17,6 +17,7 @@ import {
   runRequest,
   startTurn,
   updateCase,
+  userMessageAction,
   type Frame,
 } from "./support/cursor-client.ts";
 import { readSuccess } from "./support/exec-replies.ts";
@@ -25,14 +26,6 @@ import { deferred } from "./support/deferred.ts";
 const HANG = { steps: [{ hang: true as const }] };
 
 const stubOf = (conversationId: string) => env.CONVERSATION.getByName(conversationName("local", conversationId));
-
-const userMessageAction = (text: string, messageId: string) =>
-  clientMessage({
-    message: {
-      case: "conversationAction",
-      value: { action: { case: "userMessageAction", value: { userMessage: { text, messageId, mode: 1 } } } },
-    },
-  });
 
 const injectContext = (injectionId: string, expectedRunId: string, text: string, messageId: string) =>
   clientMessage({

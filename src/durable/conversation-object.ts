@@ -36,6 +36,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
     this.#session = new ConversationSession({
       store: this.#store,
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
+      continuationWindowMs: windowMs(env.BYOK_CONTINUATION_WINDOW_MS),
       catalog: () => modelCatalogFromEnv(env),
       provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),
       onRunFinished: (summary) => {
@@ -80,4 +81,10 @@ export class ConversationObject extends DurableObject<AppEnv> {
   async shutdown(): Promise<void> {
     await this.#session.shutdown();
   }
+}
+
+/** The continuation window (docs/protocol.md#message-flow): 2 s like Cursor's own backend; "0" turns it off. */
+function windowMs(value: string | undefined): number {
+  const ms = Number(value);
+  return value !== undefined && value !== "" && Number.isFinite(ms) && ms >= 0 ? ms : 2_000;
 }

@@ -25,6 +25,11 @@ export type RequestState =
   | (Common & { kind: "waiting"; sinceMs: number })
   /** A run streams on this request. `graceArmed`: nobody listens, and the disconnect grace is counting. */
   | (Common & { kind: "running"; runId: string; graceArmed: boolean })
+  /**
+   * The turn ended (turn_ended and its checkpoint tail are out) and the stream stays open for the
+   * continuation window: a runtime user message now is the next turn on this same stream.
+   */
+  | (Common & { kind: "continuable" })
   /** The end-stream frame is written; a reused request id may start again from here. */
   | (Common & { kind: "ended"; atMs: number; parked: Parked[] });
 
@@ -34,14 +39,18 @@ type PlanResult<P> = { plan: P } | { error: AppError };
 export type RequestEvent<P> =
   | { kind: "append"; seqno: number; bytes: Uint8Array; message: AgentClientMessage }
   /** A run_request left the inbox, already planned by the session; `subscribers` on the current stream. */
-  | { kind: "run-requested"; runId: string; planned: PlanResult<P>; subscribers: number }
+  | { kind: "run-requested"; runId: string; planned: PlanResult<P>; subscribers: number; continuation?: boolean }
   /** Any other message, in seqno order. */
   | { kind: "client-message"; message: AgentClientMessage }
   | { kind: "subscribed" }
   | { kind: "detached"; remaining: number }
   | { kind: "grace-expired"; subscribers: number }
-  /** The run settled; `error` is its end-stream error (none when it completed). */
-  | { kind: "run-finished"; runId: string; error: AppError | undefined }
+  /**
+   * The run settled; `error` is its end-stream error (none when it completed). `continuable`: the
+   * turn completed and the continuation window is on, so the stream waits for a next turn.
+   */
+  | { kind: "run-finished"; runId: string; error: AppError | undefined; continuable: boolean }
+  | { kind: "continuation-expired" }
   | { kind: "shutdown" }
   /** Housekeeping: a request that ended or waited longer than its TTL is forgotten. */
   | { kind: "expire" };
@@ -62,8 +71,12 @@ export type RequestEffect<P> =
   /** Blob transfers the finished run's client already answered leave the replay. */
   | { kind: "drop-finished" }
   | { kind: "end-stream"; error: AppError | undefined }
+  /** A runtime user message in the continuation window: the session plans it as the next turn. */
+  | { kind: "continue"; action: ConversationAction }
   | { kind: "arm-grace" }
   | { kind: "disarm-grace" }
+  | { kind: "arm-continuation" }
+  | { kind: "disarm-continuation" }
   | { kind: "forget" };
 
 export type AppendStatus = "accepted" | "buffered" | "duplicate" | "stale" | "overflow";
@@ -97,7 +110,7 @@ export function reduce<P>(state: RequestState, event: RequestEvent<P>, nowMs: nu
     case "run-requested":
       return onRunRequested(state, event, nowMs);
     case "client-message":
-      return onClientMessage(state, event.message);
+      return onClientMessage(state, event.message, nowMs);
     case "subscribed":
       return state.kind === "running" && state.graceArmed
         ? { state: { ...state, graceArmed: false }, effects: [{ kind: "disarm-grace" }] }
@@ -115,9 +128,18 @@ export function reduce<P>(state: RequestState, event: RequestEvent<P>, nowMs: nu
     case "run-finished":
       // A run replaced on this request leaves the stream to its replacement.
       if (state.kind !== "running" || state.runId !== event.runId) return unchanged(state);
+      if (event.error === undefined && event.continuable) {
+        const effects: RequestEffect<P>[] = [{ kind: "drop-finished" }, { kind: "arm-continuation" }];
+        if (state.graceArmed) effects.push({ kind: "disarm-grace" });
+        return { state: { kind: "continuable", inbox: state.inbox, firstAppend: state.firstAppend }, effects };
+      }
       return end(state, nowMs, event.error, [{ kind: "drop-finished" }]);
+    case "continuation-expired":
+      return state.kind === "continuable" ? end(state, nowMs, undefined) : unchanged(state);
     case "shutdown":
-      // The active run is cancelled in one place (ActiveRun); here only the stream ends.
+      // The active run is cancelled in one place (ActiveRun); here only the stream ends. A turn
+      // that already completed ends as completed.
+      if (state.kind === "continuable") return end(state, nowMs, undefined, [{ kind: "disarm-continuation" }]);
       return state.kind === "ended" ? unchanged(state) : end(state, nowMs, RUN_CANCELLED());
     case "expire":
       return onExpire(state, nowMs);
@@ -157,8 +179,13 @@ function isRenumbering<P>(state: Extract<RequestState, { kind: "ended" }>, event
 function onRunRequested<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind: "run-requested" }>, nowMs: number): Transition<P> {
   const effects: RequestEffect<P>[] = [];
   let subscribers = event.subscribers;
-  if (state.kind === "ended") {
-    // Cursor may reuse a request id for a later turn: a fresh stream nobody listens to yet.
+  if (state.kind === "continuable" && event.continuation) {
+    // The next turn goes on on the same stream.
+    effects.push({ kind: "disarm-continuation" });
+  } else if (state.kind === "ended" || state.kind === "continuable") {
+    // Cursor may reuse a request id for a later turn: a fresh stream nobody listens to yet
+    // (a window still open ends first, as completed).
+    if (state.kind === "continuable") effects.push({ kind: "disarm-continuation" }, { kind: "end-stream", error: undefined });
     effects.push({ kind: "open-stream" });
     subscribers = 0;
   } else if (state.kind === "running" && "error" in event.planned) {
@@ -174,11 +201,18 @@ function onRunRequested<P>(state: RequestState, event: Extract<RequestEvent<P>, 
   return { state: { kind: "running", runId: event.runId, graceArmed, inbox: state.inbox, firstAppend: state.firstAppend }, effects };
 }
 
-function onClientMessage<P>(state: RequestState, message: AgentClientMessage): Transition<P> {
+function onClientMessage<P>(state: RequestState, message: AgentClientMessage, nowMs: number): Transition<P> {
   const runId = state.kind === "running" ? state.runId : null;
   switch (message.message.case) {
-    case "conversationAction":
-      return { state, effects: [{ kind: "runtime-action", runId, action: message.message.value }] };
+    case "conversationAction": {
+      const action = message.message.value;
+      if (state.kind === "continuable") {
+        // In the continuation window a user message is the next turn; a cancel just closes the window.
+        if (action.action.case === "userMessageAction") return { state, effects: [{ kind: "continue", action }] };
+        if (action.action.case === "cancelAction") return end(state, nowMs, undefined, [{ kind: "disarm-continuation" }]);
+      }
+      return { state, effects: [{ kind: "runtime-action", runId, action }] };
+    }
     case "execClientMessage":
     case "execClientControlMessage":
     case "kvClientMessage":

@@ -1,7 +1,7 @@
 // Reading a run_request: `planRun` turns it into the run's input (model, action,
 // tools, the client's own copy of the conversation) or a clear error. Pure: it
 // reads the catalogue and the stored conversation and changes nothing.
-import type { AgentRunRequest } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentRunRequest, ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { toHex } from "../proto/bytes.ts";
 import type { RunAction, RunInput } from "../agent/run.ts";
@@ -55,6 +55,25 @@ export function planRun(
       ),
     },
   };
+}
+
+/**
+ * The next turn that a runtime user message starts in the continuation window: the request's
+ * latest plan (model, tools, client state) with this message as its action.
+ */
+export function planContinuation(previous: RunPlan, action: ConversationAction): { plan: RunPlan } | { error: AppError } {
+  if (action.action.case !== "userMessageAction")
+    return { error: new AppError("invalid_argument", "only a user message continues a turn") };
+  const user = action.action.value.userMessage;
+  if (storedSize(user?.text ?? "") > USER_TEXT_MAX_BYTES) {
+    return { error: new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`) };
+  }
+  const text = user?.text ?? "";
+  const runAction: RunAction =
+    text.trim() === "/summarize" ? { kind: "summarize" } : { kind: "user_message", messageId: user?.messageId ?? "", text };
+  const { clientState: _recovered, ...rest } = previous;
+  // The conversation is stored by now: the client's copy is not needed again.
+  return { plan: { ...rest, action: runAction, state: { ...previous.state, mode: user?.mode || previous.state.mode } } };
 }
 
 /** The requested model (or the conversation's last one), with Cursor's parameters applied. */

@@ -1,7 +1,7 @@
 // The live session of one conversation: its requests and its one active run.
 // Each request's state changes only in request-lifecycle.ts; this file feeds it
 // events and carries out the effects it returns (streams, runs, timers).
-import type { AgentClientMessage, AgentRunRequest, AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentClientMessage, AgentRunRequest, AgentServerMessage, ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
 import type { Injection } from "../agent/run-control.ts";
 import { runAgent } from "../agent/run.ts";
 import { settleRun, type RunOutcome, type SettleDeps } from "../agent/settle.ts";
@@ -16,7 +16,7 @@ import type { ModelCatalog } from "../config/models.ts";
 import { emptyUsage, type ModelConfig, type Provider } from "../provider/types.ts";
 import { ActiveRun } from "./active-run.ts";
 import { applyRuntimeAction } from "./runtime-actions.ts";
-import { planRun, type RunPlan } from "./run-request.ts";
+import { planContinuation, planRun, type RunPlan } from "./run-request.ts";
 import { RunHandle } from "./run-handle.ts";
 import { Outbox, type Subscription } from "./outbox.ts";
 import {
@@ -39,6 +39,8 @@ export interface SessionDeps {
   store: ConversationStore;
   /** How long a running turn may have no RunSSE subscriber before it is cancelled. */
   disconnectGraceMs: number;
+  /** How long a completed turn's stream stays open for a runtime user message to continue it (0: off). */
+  continuationWindowMs: number;
   catalog: () => ModelCatalog;
   provider: (model: ModelConfig) => Provider;
   /** Called once per finished run (usage accounting); failures are the callee's. */
@@ -74,7 +76,10 @@ interface RequestSlot {
   /** The request's exec/KV id space, continued by every run on it. */
   readonly ids: RequestIds;
   readonly rejectedInjections: Set<string>;
-  grace: ReturnType<typeof setTimeout> | undefined;
+  /** The timers the reducer arms; it tells stale firings apart by state, so one of each kind suffices. */
+  readonly timers: Map<"grace" | "continuation", ReturnType<typeof setTimeout>>;
+  /** The plan of the request's latest run: a continuation runs on it with its own message. */
+  lastPlan: RunPlan | undefined;
 }
 
 type Event = RequestEvent<RunPlan>;
@@ -173,20 +178,49 @@ export class ConversationSession {
         slot.outbox.end(effect.error);
         return;
       case "arm-grace":
-        if (slot.grace !== undefined) clearTimeout(slot.grace);
-        slot.grace = setTimeout(() => {
-          slot.grace = undefined;
-          this.#dispatch(slot, { kind: "grace-expired", subscribers: slot.outbox.subscriberCount });
-        }, this.deps.disconnectGraceMs);
+        this.#arm(slot, "grace", this.deps.disconnectGraceMs, () => ({ kind: "grace-expired", subscribers: slot.outbox.subscriberCount }));
+        return;
+      case "arm-continuation":
+        this.#arm(slot, "continuation", this.deps.continuationWindowMs, () => ({ kind: "continuation-expired" }));
         return;
       case "disarm-grace":
-        if (slot.grace !== undefined) clearTimeout(slot.grace);
-        slot.grace = undefined;
+        this.#disarm(slot, "grace");
+        return;
+      case "disarm-continuation":
+        this.#disarm(slot, "continuation");
+        return;
+      case "continue":
+        this.#continue(slot, effect.action);
         return;
       case "forget":
         this.#requests.delete(slot.requestId);
         return;
     }
+  }
+
+  #arm(slot: RequestSlot, timer: "grace" | "continuation", ms: number, event: () => Event): void {
+    this.#disarm(slot, timer);
+    slot.timers.set(
+      timer,
+      setTimeout(() => {
+        slot.timers.delete(timer);
+        this.#dispatch(slot, event());
+      }, ms),
+    );
+  }
+
+  #disarm(slot: RequestSlot, timer: "grace" | "continuation"): void {
+    const handle = slot.timers.get(timer);
+    if (handle !== undefined) clearTimeout(handle);
+    slot.timers.delete(timer);
+  }
+
+  /** A runtime user message in the continuation window: the next turn, on the latest run's plan. */
+  #continue(slot: RequestSlot, action: ConversationAction): void {
+    if (!slot.lastPlan) return;
+    const planned = planContinuation(slot.lastPlan, action);
+    const runId = newRunId(slot.requestId);
+    this.#dispatch(slot, { kind: "run-requested", runId, planned, subscribers: slot.outbox.subscriberCount, continuation: true });
   }
 
   /** A message left the inbox: a run_request is planned first, everything else goes straight in. */
@@ -196,7 +230,7 @@ export class ConversationSession {
       return;
     }
     const planned = this.#plan(message.message.value, input);
-    const runId = `${input.requestId}:${toHex(crypto.getRandomValues(new Uint8Array(4)))}`;
+    const runId = newRunId(input.requestId);
     this.#dispatch(slot, { kind: "run-requested", runId, planned, subscribers: slot.outbox.subscriberCount }, input);
   }
 
@@ -211,6 +245,7 @@ export class ConversationSession {
   }
 
   #startRun(slot: RequestSlot, runId: string, plan: RunPlan): void {
+    slot.lastPlan = plan;
     const outbox = slot.outbox;
     const emit = (message: AgentServerMessage) => outbox.push(serverFrame(message), message.message.case === "kvServerMessage");
     const run = new RunHandle(runId, slot.ids, emit);
@@ -253,7 +288,7 @@ export class ConversationSession {
 
   #finished(slot: RequestSlot, runId: string, plan: RunPlan, outcome: RunOutcome): void {
     const error = outcome.status === "completed" ? undefined : outcome.status === "cancelled" ? RUN_CANCELLED() : outcome.error;
-    this.#dispatch(slot, { kind: "run-finished", runId, error });
+    this.#dispatch(slot, { kind: "run-finished", runId, error, continuable: this.deps.continuationWindowMs > 0 });
     this.#active.release(runId);
     this.deps.onRunFinished({ runId, conversationId: plan.conversationId, model: plan.model.name, outcome });
   }
@@ -287,7 +322,8 @@ export class ConversationSession {
       outbox: new Outbox(),
       ids: { nextId: 1, nextKvId: 0 },
       rejectedInjections: new Set(),
-      grace: undefined,
+      timers: new Map(),
+      lastPlan: undefined,
     };
     slot.outbox = this.#outbox(slot);
     this.#requests.set(requestId, slot);
@@ -333,6 +369,11 @@ export class ConversationSession {
       }
     }, HEARTBEAT_TICK_MS);
   }
+}
+
+/** `<request_id>:<8 hex>`, new for every run (docs/protocol.md#identities). */
+function newRunId(requestId: string): string {
+  return `${requestId}:${toHex(crypto.getRandomValues(new Uint8Array(4)))}`;
 }
 
 /** How a run that ended in an earlier life of this object ends its stream now. */

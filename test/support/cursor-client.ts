@@ -56,6 +56,15 @@ export function runRequest(opts: RunRequestOptions): AgentClientMessage {
 
 export const heartbeat = () => clientMessage({ message: { case: "clientHeartbeat", value: {} } });
 
+/** A runtime user message (conversation_action.user_message_action) on a live request. */
+export const userMessageAction = (text: string, messageId: string) =>
+  clientMessage({
+    message: {
+      case: "conversationAction",
+      value: { action: { case: "userMessageAction", value: { userMessage: { text, messageId, mode: 1 } } } },
+    },
+  });
+
 function authHeaders(token: string | null = TOKEN): Record<string, string> {
   return token === null ? {} : { authorization: `Bearer ${token}` };
 }

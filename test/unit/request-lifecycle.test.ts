@@ -24,6 +24,13 @@ const runRequest = (text: string) =>
   });
 const heartbeat = () => message({ message: { case: "clientHeartbeat", value: {} } });
 const execResult = (id: number) => message({ message: { case: "execClientMessage", value: { id } } });
+const userMessage = (text: string) =>
+  message({
+    message: {
+      case: "conversationAction",
+      value: { action: { case: "userMessageAction", value: { userMessage: { text, messageId: text } } } },
+    },
+  });
 const cancel = () => message({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } });
 
 /** Drives the reducer the way the session does: released items come back as events. */
@@ -77,7 +84,7 @@ describe("request lifecycle", () => {
     expect(d.append(0, runRequest("hi")).status).toBe("accepted");
     expect(d.state).toMatchObject({ kind: "running", runId: "run-hi", graceArmed: false });
     expect(d.take().map((e) => e.kind)).toEqual(["release", "start-run"]);
-    d.send({ kind: "run-finished", runId: "run-hi", error: undefined });
+    d.send({ kind: "run-finished", runId: "run-hi", error: undefined, continuable: false });
     expect(d.take()).toEqual([{ kind: "drop-finished" }, { kind: "end-stream", error: undefined }]);
     expect(d.state.kind).toBe("ended");
   });
@@ -133,7 +140,7 @@ describe("request lifecycle", () => {
   it("answers a refused run_request on an ended request with a fresh stream that carries only the error", () => {
     const d = new Driver();
     d.append(0, runRequest("one"));
-    d.send({ kind: "run-finished", runId: "run-one", error: undefined });
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined, continuable: false });
     d.take();
     const refused = new AppError("not_found", 'model "x" is not configured');
     const t = reduce<Plan>(d.state, { kind: "run-requested", runId: "r2", planned: { error: refused }, subscribers: 0 }, 0);
@@ -145,7 +152,7 @@ describe("request lifecycle", () => {
     const d = new Driver();
     d.append(0, runRequest("one"));
     for (let s = 1; s <= 1100; s++) d.append(s, heartbeat());
-    d.send({ kind: "run-finished", runId: "run-one", error: undefined });
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined, continuable: false });
     for (let s = 1; s <= 1100; s++) d.append(s, heartbeat());
     expect(d.state.kind === "ended" && d.state.parked.length).toBe(1024);
   });
@@ -153,7 +160,7 @@ describe("request lifecycle", () => {
   it("lets a subscriber after the end replay it without changing anything", () => {
     const d = new Driver();
     d.append(0, runRequest("a"));
-    d.send({ kind: "run-finished", runId: "run-a", error: undefined });
+    d.send({ kind: "run-finished", runId: "run-a", error: undefined, continuable: false });
     const before = d.state;
     expect(d.send({ kind: "subscribed" }).effects).toEqual([]);
     expect(d.state).toBe(before);
@@ -180,9 +187,9 @@ describe("request lifecycle", () => {
     expect(d.state).toMatchObject({ kind: "running", runId: "run-second" });
     d.append(3, execResult(1));
     expect(d.take().find((e) => e.kind === "deliver")).toMatchObject({ runId: "run-second" });
-    d.send({ kind: "run-finished", runId: "run-first", error: new AppError("canceled", "run was cancelled") });
+    d.send({ kind: "run-finished", runId: "run-first", error: new AppError("canceled", "run was cancelled"), continuable: false });
     expect(d.take()).toEqual([]);
-    d.send({ kind: "run-finished", runId: "run-second", error: undefined });
+    d.send({ kind: "run-finished", runId: "run-second", error: undefined, continuable: false });
     expect(ended(d.take())).toEqual([{ kind: "end-stream", error: undefined }]);
   });
 
@@ -209,7 +216,7 @@ describe("request lifecycle", () => {
     expect(ended(effects)).toHaveLength(1);
     expect((ended(effects)[0] as { error: AppError }).error.code).toBe("canceled");
     expect(effects.map((e) => e.kind)).toEqual(["end-stream", "disarm-grace"]);
-    d.send({ kind: "run-finished", runId: "run-/summarize", error: undefined });
+    d.send({ kind: "run-finished", runId: "run-/summarize", error: undefined, continuable: false });
     d.send({ kind: "shutdown" });
     expect(d.take()).toEqual([]);
   });
@@ -219,7 +226,7 @@ describe("request lifecycle", () => {
     d.append(0, runRequest("one"));
     d.append(1, execResult(1));
     d.append(2, execResult(2));
-    d.send({ kind: "run-finished", runId: "run-one", error: undefined });
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined, continuable: false });
     d.take();
     expect(d.append(0, runRequest("one"))).toEqual({ status: "stale", effects: [] });
     // The new numbering's seqno 1 overtakes its seqno 0: parked, then released after it.
@@ -235,7 +242,7 @@ describe("request lifecycle", () => {
   it("continues a reused request id's seqno order on a fresh stream when a later run_request arrives after the end", () => {
     const d = new Driver();
     d.append(0, runRequest("one"));
-    d.send({ kind: "run-finished", runId: "run-one", error: undefined });
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined, continuable: false });
     d.take();
     d.append(1, runRequest("next"));
     expect(d.take().map((e) => e.kind)).toEqual(["release", "open-stream", "start-run", "arm-grace"]);
@@ -247,7 +254,7 @@ describe("request lifecycle", () => {
     d.take();
     d.append(1, cancel());
     expect(d.take().find((e) => e.kind === "runtime-action")).toMatchObject({ runId: "run-a" });
-    d.send({ kind: "run-finished", runId: "run-a", error: undefined });
+    d.send({ kind: "run-finished", runId: "run-a", error: undefined, continuable: false });
     d.append(2, cancel());
     expect(d.take().find((e) => e.kind === "runtime-action")).toMatchObject({ runId: null });
     d.append(3, execResult(1));
@@ -266,7 +273,7 @@ describe("request lifecycle", () => {
 
     const done = new Driver();
     done.append(0, runRequest("a"));
-    done.send({ kind: "run-finished", runId: "run-a", error: undefined });
+    done.send({ kind: "run-finished", runId: "run-a", error: undefined, continuable: false });
     done.take();
     done.nowMs = REQUEST_TTL_MS - 1;
     done.send({ kind: "expire" });
@@ -274,5 +281,51 @@ describe("request lifecycle", () => {
     done.nowMs = REQUEST_TTL_MS + 1;
     done.send({ kind: "expire" });
     expect(done.take()).toEqual([{ kind: "forget" }]);
+  });
+
+  it("keeps a completed turn's stream open in the continuation window and runs a user message there as the next turn", () => {
+    const d = new Driver();
+    d.append(0, runRequest("one"));
+    d.take();
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined, continuable: true });
+    expect(d.take()).toEqual([{ kind: "drop-finished" }, { kind: "arm-continuation" }]);
+    expect(d.state.kind).toBe("continuable");
+    d.append(1, userMessage("and then?"));
+    const effects = d.take();
+    expect(effects.map((e) => e.kind)).toEqual(["release", "continue"]);
+    const t = reduce<Plan>(
+      d.state,
+      { kind: "run-requested", runId: "run-two", planned: { plan: { text: "" } }, subscribers: 1, continuation: true },
+      0,
+    );
+    expect(t.effects.map((e) => e.kind)).toEqual(["disarm-continuation", "start-run"]);
+    expect(t.state).toMatchObject({ kind: "running", runId: "run-two" });
+  });
+
+  it("ends a completed turn's stream with {} when the continuation window passes, on shutdown, or on a cancel", () => {
+    for (const event of [{ kind: "continuation-expired" }, { kind: "shutdown" }] as const) {
+      const d = new Driver();
+      d.append(0, runRequest("one"));
+      d.send({ kind: "run-finished", runId: "run-one", error: undefined, continuable: true });
+      d.take();
+      d.send(event);
+      expect(ended(d.take())).toEqual([{ kind: "end-stream", error: undefined }]);
+      expect(d.state.kind).toBe("ended");
+    }
+    const d = new Driver();
+    d.append(0, runRequest("one"));
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined, continuable: true });
+    d.take();
+    d.append(1, cancel());
+    expect(d.take().map((e) => e.kind)).toEqual(["release", "disarm-continuation", "end-stream"]);
+  });
+
+  it("ends the window before a new run_request on the same request opens a fresh stream", () => {
+    const d = new Driver();
+    d.append(0, runRequest("one"));
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined, continuable: true });
+    d.take();
+    d.append(1, runRequest("two"));
+    expect(d.take().map((e) => e.kind)).toEqual(["release", "disarm-continuation", "end-stream", "open-stream", "start-run", "arm-grace"]);
   });
 });

@@ -5,6 +5,7 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/do/migrations.js";
 import { modelCatalogFromEnv } from "../config/models.ts";
+import { searchSettingFromEnv } from "../config/search.ts";
 import { createProvider } from "../provider/index.ts";
 import { ConversationStore } from "../store/conversation-store.ts";
 import { recordRunUsage } from "../store/usage.ts";
@@ -37,6 +38,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
       store: this.#store,
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       catalog: () => modelCatalogFromEnv(env),
+      search: () => searchSettingFromEnv(env).config,
       provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),
       onRunFinished: (summary) => {
         ctx.waitUntil(

@@ -1,14 +1,18 @@
 // Three vitest projects. `unit`: pure modules in Node (test/unit), fast. `workers`:
 // the Workers runtime with real Durable Objects, DO SQLite and local D1; a real
 // local HTTP server (test/support/fake-provider-server.ts, started in global
-// setup) stands in for the model providers. `continuation`: the same runtime with
-// the production continuation window (2 s), which `workers` turns off so that
-// its streams end as soon as their turn does.
+// setup) stands in for the model providers, another (fake-search-server.ts) for
+// the web search backend. `continuation`: the same runtime with the production
+// continuation window (2 s), which `workers` turns off so that its streams end
+// as soon as their turn does.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export const TEST_TOKEN = "test-token";
 export const TEST_API_KEY = "sk-test-never-logged-0123456789";
+const TEST_SEARCH_KEY = "tvly-test-search-key-never-logged-42";
+/** Short, so the search timeout test does not wait the production 10 s. */
+const TEST_SEARCH_TIMEOUT_MS = 2000;
 
 export default defineConfig(async () => {
   const d1Migrations = await readD1Migrations("./migrations/d1");
@@ -16,6 +20,7 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest(({ inject }) => {
         const base = `http://127.0.0.1:${inject("fakeProviderPort")}`;
+        const searchBase = `http://127.0.0.1:${inject("fakeSearchPort")}`;
         const model = (name: string, model: string, extra: Record<string, unknown> = {}) => ({
           name,
           provider: "openai-chat",
@@ -32,6 +37,7 @@ export default defineConfig(async () => {
             bindings: {
               TEST_MIGRATIONS: d1Migrations,
               FAKE_PROVIDER_URL: base,
+              FAKE_SEARCH_URL: searchBase,
               BYOK_TOKEN: TEST_TOKEN,
               BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
               // Short, so the disconnect test does not wait the production 10 s.
@@ -44,6 +50,14 @@ export default defineConfig(async () => {
                 model("fake-anthropic", "fake-a", { provider: "anthropic" }),
                 model("fake-stall", "fake-s", { stall_timeout_ms: 1000 }),
               ]),
+              // Search is configured for the whole project; its absence is unit-tested (test/unit/offered-tools.test.ts).
+              BYOK_SEARCH: JSON.stringify({
+                provider: "tavily",
+                base_url: searchBase,
+                api_key: TEST_SEARCH_KEY,
+                max_results: 3,
+                timeout_ms: TEST_SEARCH_TIMEOUT_MS,
+              }),
             },
           },
         };

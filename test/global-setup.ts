@@ -1,15 +1,17 @@
-// Runs in Node before the Workers test runtime starts: the fake provider server
-// and the reference wire schemas (compiled by buf from ../shared/reference).
+// Runs in Node before the Workers test runtime starts: the fake provider and
+// search servers, and the reference wire schemas (compiled by buf from ../shared/reference).
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import type { TestProject } from "vitest/node";
 import { startFakeProviderServer } from "./support/fake-provider-server.ts";
+import { startFakeSearchServer } from "./support/fake-search-server.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     fakeProviderPort: number;
+    fakeSearchPort: number;
     /** base64 FileDescriptorSet of ../shared/reference/*.proto, or "" when absent. */
     referenceDescriptorSet: string;
   }
@@ -17,10 +19,12 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const server = await startFakeProviderServer();
+  const search = await startFakeSearchServer();
   project.provide("fakeProviderPort", server.port);
+  project.provide("fakeSearchPort", search.port);
   project.provide("referenceDescriptorSet", buildReferenceDescriptors());
   return async () => {
-    await server.close();
+    await Promise.all([server.close(), search.close()]);
   };
 }
 

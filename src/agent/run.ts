@@ -28,6 +28,7 @@ import type { Tool, ToolSessionState } from "./tools/types.ts";
 import { compactHistory, estimateTokens, exceedsWindow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
 import { isContextOverflow } from "../provider/failure.ts";
 import type { RunControl, Injection } from "./run-control.ts";
+import type { SearchConfig } from "../search/types.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
 const MAX_MODEL_CALLS_PER_RUN = 100;
@@ -49,6 +50,8 @@ export interface RunInput {
   clientState?: { state: ConversationStateStructure; prefetched: Map<string, Uint8Array> };
   signal: AbortSignal;
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
+  /** The web search backend WebSearch uses; set exactly when `tools` offers WebSearch. */
+  search?: SearchConfig;
   /** Steers the run from outside (injections); created by the caller so it can reach it. */
   control: RunControl;
   /** Input that arrived after the previous run stopped taking it; delivered after this run's own message. */
@@ -232,6 +235,7 @@ async function runRound(deps: RunDeps, input: RunInput, modelCallId: string, cal
       signal,
       runSignal: input.signal,
       resolveSubagentModel: input.resolveSubagentModel,
+      search: input.search,
     });
   } finally {
     input.control.end();

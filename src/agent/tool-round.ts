@@ -9,6 +9,7 @@ import { isAbortError } from "../proto/connect/error.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ToolCallPart } from "../provider/types.ts";
+import type { SearchConfig } from "../search/types.ts";
 import type { RequestChannel } from "./request-channel.ts";
 import type { Tool, ToolResult, ToolSessionState } from "./tools/types.ts";
 import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
@@ -31,6 +32,7 @@ export interface RoundInput {
   signal: AbortSignal;
   runSignal: AbortSignal;
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
+  search?: SearchConfig;
 }
 
 export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<void> {
@@ -84,6 +86,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
           signal: input.signal,
           state: input.state,
           resolveSubagentModel: input.resolveSubagentModel,
+          search: input.search,
         });
       } catch (err) {
         // A stopped run keeps its execs open so they can be aborted on the client.

@@ -5,6 +5,7 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/do/migrations.js";
 import { modelCatalogFromEnv } from "../config/models.ts";
+import { searchSettingFromEnv } from "../config/search.ts";
 import { createProvider } from "../provider/index.ts";
 import { ConversationStore } from "../store/conversation-store.ts";
 import { recordRunUsage } from "../store/usage.ts";
@@ -38,6 +39,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       continuationWindowMs: windowMs(env.BYOK_CONTINUATION_WINDOW_MS),
       catalog: () => modelCatalogFromEnv(env),
+      search: () => searchSettingFromEnv(env).config,
       provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),
       onRunFinished: (summary) => {
         ctx.waitUntil(

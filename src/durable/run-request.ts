@@ -6,10 +6,11 @@ import { AppError } from "../proto/connect/error.ts";
 import { toHex } from "../proto/bytes.ts";
 import type { RunAction, RunInput } from "../agent/run.ts";
 import { subagentModelResolver } from "../agent/subagent-model.ts";
-import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
+import { AGENT_TOOLS, offeredTools, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import { applyParameters, parseVariant } from "../config/model-parameters.ts";
 import type { ModelConfig } from "../provider/types.ts";
+import type { SearchConfig } from "../search/types.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 
 /** One message must fit a history row (the object's SQLite caps rows at 2 MB). */
@@ -31,6 +32,7 @@ export function planRun(
   context: RunRequestContext,
   catalog: ModelCatalog,
   store: ConversationStore,
+  search: SearchConfig | undefined,
 ): { plan: RunPlan } | { error: AppError } {
   const model = resolveModel(request, catalog, store.conversation(context.conversationId)?.lastModel);
   if ("error" in model) return model;
@@ -45,7 +47,8 @@ export function planRun(
       conversationId: context.conversationId,
       model: model.model,
       action: action.action,
-      tools: subagent ? SUBAGENT_TOOLS : AGENT_TOOLS,
+      tools: offeredTools(subagent ? SUBAGENT_TOOLS : AGENT_TOOLS, { webSearch: search !== undefined }),
+      search,
       state: { todos: [], mode: userMode || request.conversationState?.mode || 1 },
       ...clientState(request),
       resolveSubagentModel: subagentModelResolver(

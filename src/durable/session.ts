@@ -14,6 +14,7 @@ import { RUN_CANCELLED } from "../agent/errors.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import { emptyUsage, type ModelConfig, type Provider } from "../provider/types.ts";
+import type { SearchConfig } from "../search/types.ts";
 import { ActiveRun } from "./active-run.ts";
 import { applyRuntimeAction } from "./runtime-actions.ts";
 import { planContinuation, planRun, type RunPlan } from "./run-request.ts";
@@ -42,6 +43,8 @@ export interface SessionDeps {
   /** How long a completed turn's stream stays open for a runtime user message to continue it (0: off). */
   continuationWindowMs: number;
   catalog: () => ModelCatalog;
+  /** The web search backend, if one is configured. */
+  search: () => SearchConfig | undefined;
   provider: (model: ModelConfig) => Provider;
   /** Called once per finished run (usage accounting); failures are the callee's. */
   onRunFinished: (summary: RunSummary) => void;
@@ -241,7 +244,7 @@ export class ConversationSession {
       conversationId: input.conversationId,
       isSubagent: input.parent !== undefined,
     };
-    return planRun(request, context, this.deps.catalog(), this.deps.store);
+    return planRun(request, context, this.deps.catalog(), this.deps.store, this.deps.search());
   }
 
   #startRun(slot: RequestSlot, runId: string, plan: RunPlan): void {

@@ -51,6 +51,14 @@ const LEAD_ONLY = new Set(["AskQuestion", "SwitchMode", "CreatePlan", "Task"]);
 /** A subagent's tools: it cannot ask the user, change modes, plan or spawn agents. */
 export const SUBAGENT_TOOLS: Tool[] = AGENT_TOOLS.filter((tool) => !LEAD_ONLY.has(tool.name));
 
+/**
+ * The tools of `set` one run offers. WebSearch only with a search backend: the model
+ * should not reach for a tool that can only fail. Filtering keeps the tools.json order.
+ */
+export function offeredTools(set: readonly Tool[], options: { webSearch: boolean }): readonly Tool[] {
+  return options.webSearch ? set : set.filter((tool) => tool !== webSearchTool);
+}
+
 function inDefinitionOrder(tools: Tool[]): Tool[] {
   const order = TOOL_DEFINITIONS.map((d) => d.name);
   const missing = order.filter((name) => !tools.some((t) => t.name === name));

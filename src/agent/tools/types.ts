@@ -10,6 +10,7 @@ import type {
   ToolCall,
 } from "../../proto/gen/agent/v1/agent_pb.ts";
 import type { ToolDefinition } from "../../provider/types.ts";
+import type { SearchConfig } from "../../search/types.ts";
 
 /** The oneof of an ExecServerMessage, e.g. `{ case: "readArgs", value: {...} }`. */
 export type ExecArgs = MessageInitShape<typeof ExecServerMessageSchema>["message"];
@@ -51,6 +52,8 @@ export interface ToolContext {
   state: ToolSessionState;
   /** The configured model a Task should run its subagent on (Task model, overrides, inherit). */
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
+  /** The web search backend, when one is configured (WebSearch is offered only then). */
+  search?: SearchConfig;
 }
 
 export interface ToolResult {

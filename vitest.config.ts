@@ -34,6 +34,8 @@ export default defineConfig(async () => {
               BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
               // Short, so the disconnect test does not wait the production 10 s.
               BYOK_DISCONNECT_GRACE_MS: "300",
+              // Short, so a client that never sends its request context fails the run quickly.
+              BYOK_CONTEXT_TIMEOUT_MS: "2000",
               BYOK_MODELS: JSON.stringify([
                 model("fake-model", "fake-1"),
                 model("fake-small", "fake-2", { context_window: 32000 }),

@@ -7,6 +7,8 @@ interface Secrets {
   BYOK_MODELS?: string;
   /** How long a running turn survives with no RunSSE subscriber (default 10 s). */
   BYOK_DISCONNECT_GRACE_MS?: string;
+  /** How long a run waits for each answer of the client about its request context (default 30 s). */
+  BYOK_CONTEXT_TIMEOUT_MS?: string;
 }
 
 export type AppEnv = Env & Secrets;

@@ -36,6 +36,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
     this.#session = new ConversationSession({
       store: this.#store,
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
+      contextTimeoutMs: Number(env.BYOK_CONTEXT_TIMEOUT_MS) || 30_000,
       catalog: () => modelCatalogFromEnv(env),
       provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),
       onRunFinished: (summary) => {

@@ -7,6 +7,7 @@ import { toHex } from "../proto/bytes.ts";
 import type { RunAction, RunInput } from "../agent/run.ts";
 import { subagentModelResolver } from "../agent/subagent-model.ts";
 import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
+import { contextSourceOf } from "../agent/context/source.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import { applyParameters, parseVariant } from "../config/model-parameters.ts";
 import type { ModelConfig } from "../provider/types.ts";
@@ -16,7 +17,7 @@ import type { ConversationStore } from "../store/conversation-store.ts";
 const USER_TEXT_MAX_BYTES = 1_000_000;
 
 /** Everything a run needs that the run_request decides; the session adds the run's own handles. */
-export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued">;
+export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued" | "contextTimeoutMs">;
 
 export interface RunRequestContext {
   requestId: string;
@@ -46,6 +47,7 @@ export function planRun(
       tools: subagent ? SUBAGENT_TOOLS : AGENT_TOOLS,
       state: { todos: [], mode: userMode || request.conversationState?.mode || 1 },
       ...clientState(request),
+      ...requestContext(request),
       resolveSubagentModel: subagentModelResolver(
         model.model.name,
         catalog.models.map((m) => m.name),
@@ -104,6 +106,13 @@ function runAction(request: AgentRunRequest): { action: RunAction } | { error: A
     default:
       return { error: new AppError("unimplemented", `conversation action ${action?.case ?? "(none)"} is not supported yet`) };
   }
+}
+
+/** The request context the action carries (docs/request-context.md), with the blobs pushed alongside. */
+function requestContext(request: AgentRunRequest) {
+  const source = contextSourceOf(request.action);
+  if (!source) return {};
+  return { context: { source, prefetched: new Map(request.preFetchedBlobs.map((b) => [toHex(b.id), b.value] as const)) } };
 }
 
 /** The client's own copy of the conversation, when it sent one with content. */

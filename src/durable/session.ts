@@ -39,6 +39,8 @@ export interface SessionDeps {
   store: ConversationStore;
   /** How long a running turn may have no RunSSE subscriber before it is cancelled. */
   disconnectGraceMs: number;
+  /** How long a run waits for each answer of the client about its request context. */
+  contextTimeoutMs: number;
   catalog: () => ModelCatalog;
   provider: (model: ModelConfig) => Provider;
   /** Called once per finished run (usage accounting); failures are the callee's. */
@@ -219,6 +221,7 @@ export class ConversationSession {
       runId,
       signal: run.signal,
       control: run.control,
+      contextTimeoutMs: this.deps.contextTimeoutMs,
       // A summary run takes no new input; queued messages wait for the next turn.
       queued: plan.action.kind === "summarize" ? [] : this.#queuedForNextRun.splice(0),
     };

@@ -17,7 +17,8 @@ import {
 import { toHex } from "../src/proto/bytes.ts";
 import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
 import { clientMessage, runRequest, startTurn, type ClientBehaviour, type Frame, type RunRequestOptions } from "./support/cursor-client.ts";
-import { requestContextSuccess, subagentSuccess } from "./support/exec-replies.ts";
+import { readSuccess, requestContextSuccess, subagentSuccess } from "./support/exec-replies.ts";
+import { deferred } from "./support/deferred.ts";
 import { messagesPrefix, toolsJson } from "./support/prefix.ts";
 
 type ContextInit = MessageInitShape<typeof RequestContextSchema>;
@@ -365,6 +366,41 @@ describe("request context", () => {
     const messages = messagesOf(second!.body);
     expect(messages.at(-2)!.content).toContain("Injected rule.");
     expect(messages.at(-1)).toEqual({ role: "user", content: "also look at this" });
+  });
+
+  it("puts a resume's request context after the results of the tool calls it resumes", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([{ id: "left-over", name: "Read", args: ['{"path":"/w/a"}'] }]),
+      chatText(["resumed"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const firstExec = deferred<ExecServerMessage>();
+    const first = await startTurn({ conversationId, text: `start ${scenario.marker}` }, { onExec: (e) => firstExec.resolve(e) });
+    await firstExec.promise;
+    await first.reader.send(
+      clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } }),
+    );
+    expect((await first.reader.end()).error?.code).toBe("canceled");
+
+    const resume = clientMessage({
+      message: {
+        case: "runRequest",
+        value: {
+          conversationId,
+          requestedModel: { modelId: "fake-model" },
+          action: { action: { case: "resumeAction", value: { requestContext: { rules: [globalRule("/w/r.mdc", "Resume rule.")] } } } },
+        },
+      },
+    });
+    const second = await startTurn(
+      { conversationId: "", text: "", message: resume },
+      { onExec: (e, r) => r.send(readSuccess(e, "file a")) },
+    );
+    expect(await second.reader.end()).toEqual({});
+    const [, request] = await scenario.requests(2);
+    const messages = messagesOf(request!.body);
+    expect(messages.at(-2)).toMatchObject({ role: "tool", content: expect.stringContaining("file a") });
+    expect(messages.at(-1)!.content).toContain("Resume rule.");
   });
 
   it("keeps the request context in force after /summarize without sending it again", async () => {

@@ -42,6 +42,8 @@ export default defineConfig(async () => {
               BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
               // Short, so the disconnect test does not wait the production 10 s.
               BYOK_DISCONNECT_GRACE_MS: "300",
+              // Short, so a client that never sends its request context fails the run quickly.
+              BYOK_CONTEXT_TIMEOUT_MS: "2000",
               ...vars,
               BYOK_MODELS: JSON.stringify([
                 model("fake-model", "fake-1"),

@@ -11,6 +11,8 @@ interface Secrets {
   BYOK_DISCONNECT_GRACE_MS?: string;
   /** How long a completed turn's stream waits for a runtime user message to continue it (default 2 s; "0": off). */
   BYOK_CONTINUATION_WINDOW_MS?: string;
+  /** How long a run waits for each answer of the client about its request context (default 30 s). */
+  BYOK_CONTEXT_TIMEOUT_MS?: string;
 }
 
 export type AppEnv = Env & Secrets;

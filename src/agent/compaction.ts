@@ -1,6 +1,7 @@
 // Compaction: when the history no longer fits (or the user asks with
 // /summarize), the model summarises it in a call without tools, and the live
-// history becomes the system prompt, the summary and the current query. The
+// history becomes the system prompt, the summary, the latest request context
+// (docs/request-context.md) and the current query. The
 // replaced messages stay stored (off the live branch) and in the checkpoint's
 // summary archive.
 import compactionPrompt from "../../prompt/compaction.md";
@@ -12,6 +13,7 @@ import type { ChatMessage, ModelConfig, Provider, ToolDefinition, Usage } from "
 import { callModel } from "./model-call.ts";
 import { projectHistory } from "./history-projection.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
+import { REQUEST_CONTEXT_KEY_PREFIX } from "./context/message.ts";
 
 export const SUMMARY_KEY_PREFIX = "summary:";
 const SUMMARY_OPEN = "<conversation_summary>\n";
@@ -39,6 +41,8 @@ export async function compactHistory(deps: CompactionDeps, input: CompactionInpu
   if (!firstNonSystem) throw new AppError("failed_precondition", "there is nothing to summarize yet");
   deps.emit(updates.summaryStarted());
   const tail = input.keepCurrentQuery ? currentQuery(history) : undefined;
+  // The context stays in force after the summary: it is kept as it was, not summarised away.
+  const context = history.findLast((m) => m.messageKey?.startsWith(REQUEST_CONTEXT_KEY_PREFIX));
   const toSummarize = history.filter((m) => m !== tail).map((m) => m.message);
 
   const result = await callModel(
@@ -60,6 +64,7 @@ export async function compactHistory(deps: CompactionDeps, input: CompactionInpu
   store.branchBefore(input.conversationId, firstNonSystem.seq, input.runId);
   store.appendMessages(input.conversationId, input.runId, [
     { message: { role: "user", content: `${SUMMARY_OPEN}${summary}${SUMMARY_CLOSE}` }, messageKey: `${SUMMARY_KEY_PREFIX}${input.runId}` },
+    ...(context?.messageKey ? [{ message: context.message, messageKey: context.messageKey }] : []),
     ...(tail
       ? [{ message: tail.message, ...(tail.messageKey && { messageKey: tail.messageKey }), ...(tail.mode !== null && { mode: tail.mode }) }]
       : []),

@@ -3,6 +3,7 @@
 // one place that decides what happens to input arriving mid-run.
 import { updates } from "../proto/frames.ts";
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { ContextSource } from "./context/source.ts";
 
 export interface Injection {
   /** injection_id, or `user-message:<message_id>` for a runtime user message. */
@@ -11,6 +12,8 @@ export interface Injection {
   text: string;
   /** System context is model input only: not a user turn, not shown as one. */
   kind: "user" | "system";
+  /** The request context that came with it; it enters the history before the message. */
+  context?: ContextSource;
 }
 
 type RunPhase = "preparing" | "model" | "tools" | "finishing";

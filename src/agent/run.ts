@@ -1,7 +1,7 @@
 // One run of the agent: prepare the history (recover, branch, append the user's
 // message), then model call → tool round → model call … until the model answers
 // without tools; checkpoints between, turn_ended and the checkpoint tail last.
-import type { AgentServerMessage, ConversationStateStructure } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentServerMessage, ConversationStateStructure, RequestContext } from "../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore, NewMessage } from "../store/conversation-store.ts";
@@ -29,6 +29,11 @@ import { compactHistory, estimateTokens, exceedsWindow, SUMMARY_KEY_PREFIX, summ
 import { isContextOverflow } from "../provider/failure.ts";
 import type { RunControl, Injection } from "./run-control.ts";
 import type { SearchConfig } from "../search/types.ts";
+import type { ContextSource } from "./context/source.ts";
+import { resolveContext } from "./context/resolve.ts";
+import { contextEntry, latestContext } from "./context/message.ts";
+import { mergeContexts } from "./context/parts.ts";
+import { toolsForContext } from "./context/tools.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
 const MAX_MODEL_CALLS_PER_RUN = 100;
@@ -56,6 +61,12 @@ export interface RunInput {
   control: RunControl;
   /** Input that arrived after the previous run stopped taking it; delivered after this run's own message. */
   queued?: Injection[];
+  /** The request context the action carries, and the blobs the client pushed with it (docs/request-context.md). */
+  context?: { source: ContextSource; prefetched: Map<string, Uint8Array> };
+  /** How long the run waits for each answer of the client about its request context. */
+  contextTimeoutMs: number;
+  /** The resolved request context (set once the run has read it); the offered tools follow from it. */
+  requestContext?: RequestContext;
 }
 
 export interface RunDeps {
@@ -69,9 +80,10 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
   const tally = new RunTally();
   let ending: RunEnding;
   try {
-    await prepareHistory(deps, input);
-    if (input.action.kind === "summarize") await summarize(deps, input, tally);
-    else await converse(deps, input, tally);
+    const requestContext = await prepareHistory(deps, input);
+    const run = requestContext ? { ...input, requestContext, tools: toolsForContext(input.tools, requestContext) } : input;
+    if (run.action.kind === "summarize") await summarize(deps, run, tally);
+    else await converse(deps, run, tally);
     ending = { kind: "completed", usage: tally.usage };
   } catch (error) {
     ending = { kind: "threw", usage: tally.usage, error };
@@ -113,6 +125,12 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally): Promis
   const pending = pendingCalls(deps.store, input.conversationId);
   if (pending) {
     await runRound(deps, input, "resume", pending.calls);
+    // The resumed calls' results first; then the resume's request context (docs/request-context.md).
+    deps.store.appendMessages(
+      input.conversationId,
+      input.runId,
+      await contextItems(deps.store, input.conversationId, input.requestContext),
+    );
     await checkpoint(deps, input, tally);
   }
   const tools = input.tools.map((t) => t.definition);
@@ -121,7 +139,7 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally): Promis
       throw new AppError("resource_exhausted", `the run stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls`);
     }
     input.signal.throwIfAborted();
-    deliverInjections(deps, input);
+    await deliverInjections(deps, input);
     let messages = liveMessages(deps, input);
     if (!tally.compacted && exceedsWindow(input.model, estimateTokens(messages, tools))) {
       await compact(deps, input, tally);
@@ -243,17 +261,30 @@ async function runRound(deps: RunDeps, input: RunInput, modelCallId: string, cal
 }
 
 /** Queued injections enter the history (after any interrupted round's results) and are announced. */
-function deliverInjections(deps: RunDeps, input: RunInput): void {
+async function deliverInjections(deps: RunDeps, input: RunInput): Promise<void> {
   const keyOf = (i: Injection) => (i.kind === "system" ? `context:${i.id}` : `${USER_MESSAGE_KEY_PREFIX}${i.messageId || i.id}`);
   // A message already in the history (the client re-sent it as a run_request) is not delivered twice.
   const injections = input.control.take().filter((i) => !deps.store.findByKey(input.conversationId, keyOf(i)));
   if (injections.length === 0) return;
   const batchId = crypto.randomUUID();
-  deps.store.appendMessages(
-    input.conversationId,
-    input.runId,
-    injections.map((i) => ({ message: { role: "user" as const, content: i.text }, messageKey: keyOf(i), mode: input.state.mode })),
+  // An injection's request context goes right before its message, when it changes what the model was told.
+  const contexts = await Promise.all(
+    injections.map((i) => i.context && resolveContext(deps, { source: i.context, timeoutMs: input.contextTimeoutMs })),
   );
+  let mark = latestContext(deps.store.history(input.conversationId));
+  const items: NewMessage[] = [];
+  for (const [n, injection] of injections.entries()) {
+    const context = contexts[n];
+    if (context) {
+      input.requestContext = mergeContexts([input.requestContext, context]);
+      const entry = await contextEntry(mark, input.requestContext, new Date());
+      mark = entry.mark;
+      if (entry.item) items.push(entry.item);
+    }
+    items.push({ message: { role: "user", content: injection.text }, messageKey: keyOf(injection), mode: input.state.mode });
+  }
+  input.signal.throwIfAborted();
+  deps.store.appendMessages(input.conversationId, input.runId, items);
   const deliveredAtMs = BigInt(Date.now());
   for (const injection of injections) {
     deps.emit(updates.injectionDelivered(injection.id, batchId, deliveredAtMs));
@@ -262,7 +293,8 @@ function deliverInjections(deps: RunDeps, input: RunInput): void {
   }
 }
 
-async function prepareHistory(deps: RunDeps, input: RunInput): Promise<void> {
+/** Prepares the history for the run's action; returns the run's request context, if the action carries one. */
+async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestContext | undefined> {
   const { store } = deps;
   if (store.history(input.conversationId).length === 0 && input.clientState) {
     const recovered = await recoverHistory(deps.channel, input.clientState.state, input.clientState.prefetched);
@@ -279,23 +311,40 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<void> {
     }
     input.action = { ...input.action, text };
   }
+  // A summary needs no context: it reads only the history.
+  const context =
+    input.action.kind !== "summarize" && input.context
+      ? await resolveContext(deps, { ...input.context, timeoutMs: input.contextTimeoutMs })
+      : undefined;
   if (input.action.kind === "user_message") {
     const key = `${USER_MESSAGE_KEY_PREFIX}${input.action.messageId || input.runId}`;
     const existing = store.findByKey(input.conversationId, key);
     const sameText = existing?.message.role === "user" && existing.message.content === input.action.text;
     // The same message again, nothing answered since (a retry after a failure): keep it once.
     const unanswered = existing !== undefined && store.history(input.conversationId).at(-1)?.seq === existing.seq;
-    if (!(sameText && unanswered)) {
-      // An earlier message re-sent (edited, or re-run from there): branch before it.
-      if (existing) store.branchBefore(input.conversationId, existing.seq, input.runId);
-      items.push({ message: { role: "user", content: input.action.text }, messageKey: key, mode: input.state.mode });
-    }
+    const resend = !(sameText && unanswered);
+    // An earlier message re-sent (edited, or re-run from there): branch before it.
+    if (resend && existing) store.branchBefore(input.conversationId, existing.seq, input.runId);
+    // The context, when new or changed, goes before the message it came with.
+    items.push(...(await contextItems(store, input.conversationId, context)));
+    if (resend) items.push({ message: { role: "user", content: input.action.text }, messageKey: key, mode: input.state.mode });
+  }
+  // A resume with calls pending adds its context after their results (converse).
+  if (input.action.kind === "resume" && !pendingCalls(store, input.conversationId)) {
+    items.push(...(await contextItems(store, input.conversationId, context)));
   }
   if (input.action.kind === "resume" && endsWithAnswer(store.history(input.conversationId).at(-1)?.message)) {
     // Stored once, so later calls of this run (and later turns) see the same prefix.
     items.push({ message: { role: "user", content: RESUME_NUDGE }, messageKey: `resume:${input.runId}` });
   }
   store.appendMessages(input.conversationId, input.runId, items);
+  return context;
+}
+
+/** The request-context message to append, when `context` differs from the latest one in the history. */
+async function contextItems(store: ConversationStore, conversationId: string, context: RequestContext | undefined): Promise<NewMessage[]> {
+  const { item } = await contextEntry(latestContext(store.history(conversationId)), context, new Date());
+  return item ? [item] : [];
 }
 
 const RESUME_NUDGE = "Continue from where you left off.";

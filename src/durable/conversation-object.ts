@@ -38,6 +38,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
       store: this.#store,
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       continuationWindowMs: windowMs(env.BYOK_CONTINUATION_WINDOW_MS),
+      contextTimeoutMs: Number(env.BYOK_CONTEXT_TIMEOUT_MS) || 30_000,
       catalog: () => modelCatalogFromEnv(env),
       search: () => searchSettingFromEnv(env).config,
       provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),

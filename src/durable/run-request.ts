@@ -7,6 +7,7 @@ import { toHex } from "../proto/bytes.ts";
 import type { RunAction, RunInput } from "../agent/run.ts";
 import { subagentModelResolver } from "../agent/subagent-model.ts";
 import { AGENT_TOOLS, offeredTools, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
+import { contextSourceOf } from "../agent/context/source.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import { applyParameters, parseVariant } from "../config/model-parameters.ts";
 import type { ModelConfig } from "../provider/types.ts";
@@ -17,7 +18,7 @@ import type { ConversationStore } from "../store/conversation-store.ts";
 const USER_TEXT_MAX_BYTES = 1_000_000;
 
 /** Everything a run needs that the run_request decides; the session adds the run's own handles. */
-export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued"> & { principal: string };
+export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued" | "contextTimeoutMs"> & { principal: string };
 
 export interface RunRequestContext {
   principal: string;
@@ -51,6 +52,7 @@ export function planRun(
       search,
       state: { todos: [], mode: userMode || request.conversationState?.mode || 1 },
       ...clientState(request),
+      ...requestContext(request),
       resolveSubagentModel: subagentModelResolver(
         model.model.name,
         catalog.models.map((m) => m.name),
@@ -74,9 +76,13 @@ export function planContinuation(previous: RunPlan, action: ConversationAction):
   const text = user?.text ?? "";
   const runAction: RunAction =
     text.trim() === "/summarize" ? { kind: "summarize" } : { kind: "user_message", messageId: user?.messageId ?? "", text };
-  const { clientState: _recovered, ...rest } = previous;
-  // The conversation is stored by now: the client's copy is not needed again.
-  return { plan: { ...rest, action: runAction, state: { ...previous.state, mode: user?.mode || previous.state.mode } } };
+  // The conversation is stored by now: the client's copy is not needed again. The message's own
+  // request context (if any) is the next turn's, with the blobs the run_request pushed.
+  const { clientState: _recovered, context: previousContext, ...rest } = previous;
+  const source = contextSourceOf(action);
+  const context = source && { source, prefetched: previousContext?.prefetched ?? new Map<string, Uint8Array>() };
+  const state = { ...previous.state, mode: user?.mode || previous.state.mode };
+  return { plan: { ...rest, action: runAction, state, ...(context && { context }) } };
 }
 
 /** The requested model (or the conversation's last one), with Cursor's parameters applied. */
@@ -128,6 +134,13 @@ function runAction(request: AgentRunRequest): { action: RunAction } | { error: A
     default:
       return { error: new AppError("unimplemented", `conversation action ${action?.case ?? "(none)"} is not supported yet`) };
   }
+}
+
+/** The request context the action carries (docs/request-context.md), with the blobs pushed alongside. */
+function requestContext(request: AgentRunRequest) {
+  const source = contextSourceOf(request.action);
+  if (!source) return {};
+  return { context: { source, prefetched: new Map(request.preFetchedBlobs.map((b) => [toHex(b.id), b.value] as const)) } };
 }
 
 /** The client's own copy of the conversation, when it sent one with content. */

@@ -7,6 +7,7 @@ import { updates } from "../proto/frames.ts";
 import type { Injection } from "../agent/run-control.ts";
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import type { RunHandle } from "./run-handle.ts";
+import { contextSourceOf, type ContextSource } from "../agent/context/source.ts";
 
 export interface RuntimeActionContext {
   /** The request's live run, if it still takes actions. */
@@ -28,12 +29,13 @@ export function applyRuntimeAction(ctx: RuntimeActionContext, action: Conversati
     case "userMessageAction": {
       const user = action.action.value.userMessage;
       const messageId = user?.messageId ?? "";
-      offer(ctx, { id: `user-message:${messageId}`, messageId, text: user?.text ?? "", kind: "user" }, true);
+      const context = contextSourceOf(action);
+      offer(ctx, { id: `user-message:${messageId}`, messageId, text: user?.text ?? "", kind: "user", ...(context && { context }) }, true);
       return;
     }
     case "injectContextAction": {
       const inject = action.action.value;
-      if (inject.expectedRunId === ctx.requestId) offer(ctx, injectionOf(inject), false);
+      if (inject.expectedRunId === ctx.requestId) offer(ctx, injectionOf(inject, contextSourceOf(action)), false);
       else reject(ctx, inject);
       return;
     }
@@ -62,11 +64,12 @@ function reject(ctx: RuntimeActionContext, inject: InjectContextAction): void {
   ctx.emit(updates.injectionRejected(inject.injectionId, reason));
 }
 
-function injectionOf(inject: InjectContextAction): Injection {
+function injectionOf(inject: InjectContextAction, context: ContextSource | undefined): Injection {
   const payload = inject.payload;
   if (payload.case === "userContext") {
     const user = payload.value.userMessage;
-    return { id: inject.injectionId, messageId: user?.messageId ?? inject.injectionId, text: user?.text ?? "", kind: "user" };
+    const messageId = user?.messageId ?? inject.injectionId;
+    return { id: inject.injectionId, messageId, text: user?.text ?? "", kind: "user", ...(context && { context }) };
   }
   if (payload.case === "systemContext") {
     const { producer, content } = payload.value;

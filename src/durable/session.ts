@@ -42,6 +42,8 @@ export interface SessionDeps {
   disconnectGraceMs: number;
   /** How long a completed turn's stream stays open for a runtime user message to continue it (0: off). */
   continuationWindowMs: number;
+  /** How long a run waits for each answer of the client about its request context. */
+  contextTimeoutMs: number;
   catalog: () => ModelCatalog;
   /** The web search backend, if one is configured. */
   search: () => SearchConfig | undefined;
@@ -263,6 +265,7 @@ export class ConversationSession {
       runId,
       signal: run.signal,
       control: run.control,
+      contextTimeoutMs: this.deps.contextTimeoutMs,
       // A summary run takes no new input; queued messages wait for the next turn.
       queued: plan.action.kind === "summarize" ? [] : this.#queuedForNextRun.splice(0),
     };

@@ -4,7 +4,7 @@
 import { and, asc, desc, eq, gte, inArray, isNull, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { ChatMessage, FinishReason, Usage } from "../provider/types.ts";
-import { clientBlobs, conversations, llmCalls, messages, runs, type LlmCallStatus, type RunStatus } from "./schema.ts";
+import { clientBlobs, contextBlobs, conversations, llmCalls, messages, runs, type LlmCallStatus, type RunStatus } from "./schema.ts";
 
 export type Db = DrizzleSqliteDODatabase<Record<string, never>>;
 
@@ -300,6 +300,16 @@ export class ConversationStore {
     this.db.transaction((tx) => {
       for (const blobId of ids) tx.insert(clientBlobs).values({ blobId, ackedAtMs: now }).onConflictDoNothing().run();
     });
+  }
+
+  /** A request-context part fetched from the client earlier, by hex blob id. */
+  contextBlob(blobId: string): Uint8Array | undefined {
+    return this.db.select({ data: contextBlobs.data }).from(contextBlobs).where(eq(contextBlobs.blobId, blobId)).get()?.data;
+  }
+
+  /** Keeps a fetched request-context part; content-addressed, so a second write changes nothing. */
+  putContextBlob(blobId: string, data: Uint8Array): void {
+    this.db.insert(contextBlobs).values({ blobId, data, fetchedAtMs: Date.now() }).onConflictDoNothing().run();
   }
 
   /** Appends messages in one transaction; a message whose key exists is skipped (exactly once). */

@@ -112,3 +112,13 @@ export const clientBlobs = sqliteTable("client_blobs", {
   blobId: text("blob_id").primaryKey(),
   ackedAtMs: integer("acked_at_ms").notNull(),
 });
+
+/**
+ * Request-context parts fetched from the client (docs/request-context.md): one
+ * serialized part message per blob id, so a part is fetched once per conversation.
+ */
+export const contextBlobs = sqliteTable("context_blobs", {
+  blobId: text("blob_id").primaryKey(),
+  data: bytes("data").notNull(),
+  fetchedAtMs: integer("fetched_at_ms").notNull(),
+});

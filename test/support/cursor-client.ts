@@ -141,6 +141,8 @@ export interface ClientBehaviour {
   headers?: Record<string, string>;
   /** Blobs the client already holds (hex id → bytes), served on get_blob. */
   blobs?: Map<string, Uint8Array>;
+  /** How get_blob of a blob the client does not hold is answered: an empty result (default), an error, or never. */
+  missingBlob?: "empty" | "error" | "ignore";
 }
 
 /**
@@ -221,12 +223,12 @@ export class FrameReader {
         );
       } else if (kv.message.case === "getBlobArgs") {
         const data = this.blobs.get(toHex(kv.message.value.blobId));
+        const missing = this.behaviour.missingBlob ?? "empty";
+        if (!data && missing === "ignore") return;
+        const result = data ? { blobData: data } : missing === "error" ? { error: { message: "blob not found" } } : {};
         void this.send(
           clientMessage({
-            message: {
-              case: "kvClientMessage",
-              value: { id: kv.id, message: { case: "getBlobResult", value: data ? { blobData: data } : {} } },
-            },
+            message: { case: "kvClientMessage", value: { id: kv.id, message: { case: "getBlobResult", value: result } } },
           }),
         );
       }

@@ -1,5 +1,6 @@
 // Replies a scripted Cursor client sends to exec requests.
-import type { AgentClientMessage, ExecServerMessage } from "../../src/proto/gen/agent/v1/agent_pb.ts";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { AgentClientMessage, ExecServerMessage, RequestContextSchema } from "../../src/proto/gen/agent/v1/agent_pb.ts";
 import { clientMessage, type ClientInit } from "./cursor-client.ts";
 
 type ExecResultInit = Extract<NonNullable<ClientInit["message"]>, { case: "execClientMessage" }>["value"]["message"];
@@ -57,4 +58,11 @@ export function subagentSuccess(exec: ExecServerMessage, agentId: string, finalM
     case: "subagentResult",
     value: { result: { case: "success", value: { agentId, finalMessage } } },
   });
+}
+
+export function requestContextSuccess(
+  exec: ExecServerMessage,
+  requestContext: MessageInitShape<typeof RequestContextSchema>,
+): AgentClientMessage {
+  return execResult(exec, { case: "requestContextResult", value: { result: { case: "success", value: { requestContext } } } });
 }

@@ -1,10 +1,13 @@
 // Task: starts a subagent through subagent_args; the client runs it as its own
 // request and replies with subagent_result when it finishes (or backgrounds).
+// The workspace's custom subagents (request context) are extra subagent types.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { z } from "zod";
 import {
+  CustomSubagentPermissionMode,
   SubagentBackgroundReason,
   SubagentExecutionEnvironment,
+  type CustomSubagent,
   type SubagentSuccess,
   type SubagentTypeSchema,
   type TaskResultSchema,
@@ -15,6 +18,9 @@ import { failure, success, toolCard } from "./card.ts";
 import { definitionOf } from "./definitions.ts";
 import { nextReply } from "./exec-reply.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
+import type { ToolDefinition } from "../../provider/types.ts";
+import { clipLine } from "../context/bounds.ts";
+import { truncateMiddle } from "./truncate.ts";
 
 const DEFAULT_SUBAGENT_TYPE = "generalPurpose";
 
@@ -35,8 +41,45 @@ export const taskTool: Tool<TaskToolArgs> = {
   emptyCard: () => toolCard({ case: "taskToolCall", value: {} }),
   parse: (json) => parseArgs("Task", TaskArgsInput, json),
   startedCard: (args) => card(args),
-  run: runTask,
+  run: (args, ctx) => runTask(args, ctx, undefined),
 };
+
+const CUSTOM_SUBAGENTS_MAX = 30;
+const CUSTOM_DESCRIPTION_MAX_CHARS = 200;
+
+/**
+ * Task with the workspace's custom subagents as further subagent types: their
+ * names and descriptions join the subagent_type description, and a Task of one
+ * carries its prompt and model in subagent_args. No custom subagents: Task itself.
+ */
+export function taskToolFor(custom: readonly CustomSubagent[]): Tool<TaskToolArgs> {
+  const offered = custom.filter((c) => c.name.trim()).slice(0, CUSTOM_SUBAGENTS_MAX);
+  if (offered.length === 0) return taskTool;
+  return {
+    ...taskTool,
+    definition: withCustomTypes(taskTool.definition, offered),
+    run: (args, ctx) => runTask(args, ctx, findCustom(offered, args.subagent_type)),
+  };
+}
+
+function withCustomTypes(definition: ToolDefinition, custom: readonly CustomSubagent[]): ToolDefinition {
+  const parameters = definition.parameters as { properties: Record<string, { description: string }> };
+  const types = custom.map((c) => `"${c.name}" (${clipLine(c.description, CUSTOM_DESCRIPTION_MAX_CHARS) || "no description"})`);
+  const subagentType = {
+    ...parameters.properties.subagent_type,
+    description: `${parameters.properties.subagent_type?.description} This workspace also defines these subagent types: ${types.join("; ")}.`,
+  };
+  return Object.freeze({
+    ...definition,
+    parameters: { ...definition.parameters, properties: { ...parameters.properties, subagent_type: subagentType } },
+  });
+}
+
+/** The custom subagent a Task names: by exact name, else ignoring case. */
+function findCustom(custom: readonly CustomSubagent[], name: string | undefined): CustomSubagent | undefined {
+  if (!name) return undefined;
+  return custom.find((c) => c.name === name) ?? custom.find((c) => c.name.toLowerCase() === name.toLowerCase());
+}
 
 type SubagentTypeInit = MessageInitShape<typeof SubagentTypeSchema>["type"];
 
@@ -81,19 +124,19 @@ function card(args: TaskToolArgs, result?: MessageInitShape<typeof TaskResultSch
   return toolCard({ case: "taskToolCall", value: { args: taskArgs, result } });
 }
 
-async function runTask(args: TaskToolArgs, ctx: ToolContext): Promise<ToolResult> {
-  const subagentType = args.subagent_type ?? DEFAULT_SUBAGENT_TYPE;
+async function runTask(args: TaskToolArgs, ctx: ToolContext, custom: CustomSubagent | undefined): Promise<ToolResult> {
+  const subagentType = custom?.name ?? args.subagent_type ?? DEFAULT_SUBAGENT_TYPE;
   const call = ctx.client.exec(
     {
       case: "subagentArgs",
       value: {
         toolCallId: ctx.toolCallId,
         subagentType,
-        modelId: ctx.resolveSubagentModel(args.model, subagentType),
-        prompt: args.prompt,
-        readonly: args.readonly ?? false,
+        modelId: ctx.resolveSubagentModel(args.model ?? customModel(custom), subagentType),
+        prompt: custom ? withInstructions(custom, args.prompt) : args.prompt,
+        readonly: args.readonly ?? custom?.permissionMode === CustomSubagentPermissionMode.READONLY,
         resumeAgentId: args.resume,
-        runInBackground: args.run_in_background,
+        runInBackground: args.run_in_background ?? (custom?.isBackground || undefined),
         parentConversationId: ctx.conversationId,
         environment: SubagentExecutionEnvironment.LOCAL,
       },
@@ -113,6 +156,20 @@ async function runTask(args: TaskToolArgs, ctx: ToolContext): Promise<ToolResult
     case undefined:
       return fail("Cursor returned an empty subagent result.");
   }
+}
+
+/** A custom subagent's own model, unless it inherits the parent's. */
+function customModel(custom: CustomSubagent | undefined): string | undefined {
+  return custom?.model && custom.model !== "inherit" ? custom.model : undefined;
+}
+
+/**
+ * subagent_args has no field for a subagent's own instructions, so a custom
+ * subagent's prompt travels ahead of the task in `prompt`.
+ */
+function withInstructions(custom: CustomSubagent, task: string): string {
+  if (!custom.prompt.trim()) return task;
+  return `<subagent_instructions name="${custom.name}">\n${truncateMiddle(custom.prompt.trim())}\n</subagent_instructions>\n\n${task}`;
 }
 
 function subagentSuccess(args: TaskToolArgs, done: SubagentSuccess): ToolResult {

@@ -89,7 +89,17 @@ class FakeClient implements ClientChannel {
   readonly log: string[] = [];
   readonly #scripts: ExecEvent[][] = [];
   readonly #answers: InteractionResponse[] = [];
+  readonly #openWaiters: { index: number; resolve: (exec: FakeExec) => void }[] = [];
   #nextId = 1;
+
+  /** Resolves with the `index`-th exec once the tool opened it (a Shell exec waits for the command's parse). */
+  opened(index: number): Promise<FakeExec> {
+    const exec = this.execs[index];
+    if (exec) return Promise.resolve(exec);
+    const gate = deferred<FakeExec>();
+    this.#openWaiters.push({ index, resolve: gate.resolve });
+    return withTimeout(gate.promise, 10_000, `exec ${index} to open`);
+  }
 
   /** Replies for the next exec the tool opens (one call per exec, in order). */
   script(...events: ExecEvent[]): this {
@@ -107,6 +117,7 @@ class FakeClient implements ClientChannel {
     for (const event of this.#scripts.shift() ?? []) exec.push(event);
     this.execs.push(exec);
     this.log.push(`exec:${exec.sent.case}`);
+    for (const w of this.#openWaiters.filter((w) => w.index === this.execs.length - 1)) w.resolve(exec);
     return exec;
   }
 
@@ -382,7 +393,7 @@ describe("Shell", () => {
   it("emits stdout and stderr deltas as they arrive, in order, then reports the exit code and output", async () => {
     const { client, ctx, emitted } = setup();
     const pending = run("Shell", { command: "make test", working_directory: "/w", description: "Runs the tests" }, ctx);
-    const exec = client.execs[0]!;
+    const exec = await client.opened(0);
     exec.push(shellEvent({ case: "start", value: {} }));
     exec.push(shellEvent({ case: "stdout", value: { data: "one\n" } }));
     await exec.asked(3);

@@ -19,6 +19,8 @@ import { failure, success, toolCard } from "./card.ts";
 import { definitionOf } from "./definitions.ts";
 import { emitShellOutput } from "./deltas.ts";
 import { nextReply } from "./exec-reply.ts";
+import type { ShellParse } from "./shell-parse.ts";
+import { parseShellCommand } from "./shell-parser.ts";
 import { truncateMiddle } from "./truncate.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
@@ -50,9 +52,11 @@ export const shellTool: Tool<ShellToolArgs> = {
   run: runShell,
 };
 
-function buildShellArgs(args: ShellToolArgs, toolCallId: string, conversationId?: string): ShellArgs {
+/** The started card has no parse yet; the exec and the completed card carry it (docs/shell-parsing.md). */
+function buildShellArgs(args: ShellToolArgs, toolCallId: string, conversationId?: string, parse?: ShellParse): ShellArgs {
   const notify = args.notify_on_output;
   return create(ShellArgsSchema, {
+    ...parse,
     command: args.command,
     workingDirectory: args.working_directory ?? "",
     timeout: Math.min(args.block_until_ms ?? DEFAULT_BLOCK_UNTIL_MS, INT32_MAX),
@@ -87,7 +91,7 @@ interface Output {
 }
 
 async function runShell(args: ShellToolArgs, ctx: ToolContext): Promise<ToolResult> {
-  const shellArgs = buildShellArgs(args, ctx.toolCallId, ctx.conversationId);
+  const shellArgs = buildShellArgs(args, ctx.toolCallId, ctx.conversationId, await parseShellCommand(args.command));
   const call = ctx.client.exec({ case: "shellStreamArgs", value: shellArgs }, { toolCallId: ctx.toolCallId });
   const output: Output = { stdout: "", stderr: "", interleaved: "" };
   const spawnError = (error: string) =>

@@ -59,7 +59,7 @@ export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<
 async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart): Promise<void> {
   const tool = input.tools.find((t) => t.name === call.name);
   const startedAtMs = BigInt(Date.now());
-  let result: ToolResult | { content: string; isError: true; card: undefined };
+  let result: ToolResult | { content: string; isError: true; card: undefined; images?: undefined };
   if (!tool) {
     result = {
       content: `Unknown tool "${call.name}". Use one of: ${input.tools.map((t) => t.name).join(", ")}.`,
@@ -98,7 +98,14 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
   const card = result.card ? withIds(result.card, call.id, startedAtMs, BigInt(Date.now())) : undefined;
   deps.store.appendMessages(input.conversationId, input.runId, [
     {
-      message: { role: "tool", toolCallId: call.id, name: call.name, content: result.content, ...(result.isError && { isError: true }) },
+      message: {
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        content: result.content,
+        ...(result.isError && { isError: true }),
+        ...(result.images?.length && { images: result.images }),
+      },
       ...(card && { toolCard: cardForStorage(card) }),
     },
   ]);

@@ -7,6 +7,7 @@ import { toHex } from "../proto/bytes.ts";
 import type { RunAction, RunInput } from "../agent/run.ts";
 import { subagentModelResolver } from "../agent/subagent-model.ts";
 import { AGENT_TOOLS, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
+import { mcpDynamicTools } from "../agent/tools/mcp-dynamic.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import { applyParameters, parseVariant } from "../config/model-parameters.ts";
 import type { ModelConfig } from "../provider/types.ts";
@@ -36,14 +37,16 @@ export function planRun(
   const action = runAction(request);
   if ("error" in action) return action;
   const subagent = context.isSubagent || !!request.subagentTypeName;
-  const userMode = request.action?.action.case === "userMessageAction" ? request.action.action.value.userMessage?.mode : undefined;
+  const userAction = request.action?.action.case === "userMessageAction" ? request.action.action.value : undefined;
+  const userMode = userAction?.userMessage?.mode;
   return {
     plan: {
       requestId: context.requestId,
       conversationId: context.conversationId,
       model: model.model,
       action: action.action,
-      tools: subagent ? SUBAGENT_TOOLS : AGENT_TOOLS,
+      // The request context's MCP tools follow the built-in ones (docs/protocol.md#mcp-tools).
+      tools: [...(subagent ? SUBAGENT_TOOLS : AGENT_TOOLS), ...mcpDynamicTools(userAction?.requestContext?.tools ?? [])],
       state: { todos: [], mode: userMode || request.conversationState?.mode || 1 },
       ...clientState(request),
       resolveSubagentModel: subagentModelResolver(

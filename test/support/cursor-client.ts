@@ -6,6 +6,7 @@ import { exports } from "cloudflare:workers";
 import {
   AgentClientMessageSchema,
   AgentServerMessageSchema,
+  type McpToolDefinitionSchema,
   type AgentClientMessage,
   type AgentServerMessage,
   type ConversationStateStructure,
@@ -33,6 +34,8 @@ export interface RunRequestOptions {
   messageId?: string;
   model?: string;
   requestId?: string;
+  /** The MCP tools of the inline request context (user_message_action.request_context.tools). */
+  mcpTools?: MessageInitShape<typeof McpToolDefinitionSchema>[];
 }
 
 export function runRequest(opts: RunRequestOptions): AgentClientMessage {
@@ -46,7 +49,14 @@ export function runRequest(opts: RunRequestOptions): AgentClientMessage {
         action: {
           action: {
             case: "userMessageAction",
-            value: { userMessage: { text: opts.text, messageId: opts.messageId ?? crypto.randomUUID(), mode: 1 } },
+            value: {
+              userMessage: {
+                text: opts.text,
+                messageId: opts.messageId ?? crypto.randomUUID(),
+                mode: 1,
+              },
+              ...(opts.mcpTools && { requestContext: { tools: opts.mcpTools } }),
+            },
           },
         },
       },

@@ -9,7 +9,7 @@ import type {
   InteractionResponse,
   ToolCall,
 } from "../../proto/gen/agent/v1/agent_pb.ts";
-import type { ToolDefinition } from "../../provider/types.ts";
+import type { ImagePart, ToolDefinition } from "../../provider/types.ts";
 
 /** The oneof of an ExecServerMessage, e.g. `{ case: "readArgs", value: {...} }`. */
 export type ExecArgs = MessageInitShape<typeof ExecServerMessageSchema>["message"];
@@ -59,6 +59,8 @@ export interface ToolResult {
   isError: boolean;
   /** The typed UI card with args and result; the round adds id and timestamps. */
   card: ToolCall;
+  /** Images the model sees with the text (an image file read, an MCP tool's image content). */
+  images?: ImagePart[];
 }
 
 export type ParsedArgs<A> = { ok: true; args: A } | { ok: false; error: string };

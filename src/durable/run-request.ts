@@ -97,6 +97,7 @@ function runAction(request: AgentRunRequest): { action: RunAction } | { error: A
           text: user?.text ?? "",
           // Cursor moves a long message into a blob and sends its id instead of the text.
           ...(!user?.text && user?.textBlobId?.byteLength ? { textBlobId: user.textBlobId } : {}),
+          ...(user?.selectedContext?.selectedImages.length && { images: user.selectedContext.selectedImages }),
         },
       };
     }

@@ -7,6 +7,7 @@ import {
   AgentClientMessageSchema,
   AgentServerMessageSchema,
   type McpToolDefinitionSchema,
+  type SelectedImageSchema,
   type AgentClientMessage,
   type AgentServerMessage,
   type ConversationStateStructure,
@@ -34,6 +35,8 @@ export interface RunRequestOptions {
   messageId?: string;
   model?: string;
   requestId?: string;
+  /** Attached to the user message (selected_context.selected_images). */
+  images?: MessageInitShape<typeof SelectedImageSchema>[];
   /** The MCP tools of the inline request context (user_message_action.request_context.tools). */
   mcpTools?: MessageInitShape<typeof McpToolDefinitionSchema>[];
 }
@@ -54,6 +57,7 @@ export function runRequest(opts: RunRequestOptions): AgentClientMessage {
                 text: opts.text,
                 messageId: opts.messageId ?? crypto.randomUUID(),
                 mode: 1,
+                ...(opts.images && { selectedContext: { selectedImages: opts.images } }),
               },
               ...(opts.mcpTools && { requestContext: { tools: opts.mcpTools } }),
             },

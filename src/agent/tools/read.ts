@@ -1,8 +1,9 @@
 // Read: read_args → read_result. The model gets the text with line numbers
-// ("     7|text") counted from where the window starts.
+// ("     7|text") counted from where the window starts, or an image file as an image.
 import { z } from "zod";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ReadResult, ReadSuccess, ReadToolResultSchema, ToolCall } from "../../proto/gen/agent/v1/agent_pb.ts";
+import { IMAGE_MAX_BYTES, imagePartOf } from "../../provider/images.ts";
 import { integer, optional, parseArgs, withAliases } from "./args.ts";
 import { failure, success, toolCard, toUint32 } from "./card.ts";
 import { definitionOf } from "./definitions.ts";
@@ -81,11 +82,12 @@ function readSuccess(args: ReadToolArgs, read: ReadSuccess): ToolResult {
   const path = read.path || args.path;
   const base = { path, totalLines: Math.max(0, read.totalLines), fileSize: toUint32(read.fileSize), exceededLimit: read.truncated };
   if (read.output.case === "data") {
-    const content = `${path} is a binary file (${read.output.value.length} bytes); its content is not shown.`;
-    return success(
-      content,
-      card(args, { result: { case: "success", value: { ...base, output: { case: "data", value: read.output.value } } } }),
-    );
+    const data = read.output.value;
+    const done = card(args, { result: { case: "success", value: { ...base, output: { case: "data", value: data } } } });
+    // An image file goes to the model as an image (docs/providers.md#images).
+    const image = data.length <= IMAGE_MAX_BYTES ? imagePartOf(data) : undefined;
+    if (image) return { ...success(`${path} is an image (${image.mimeType}, ${data.length} bytes), attached.`, done), images: [image] };
+    return success(`${path} is a binary file (${data.length} bytes); its content is not shown.`, done);
   }
   const window = textWindow(read.output.value ?? "", args, read);
   const isEmpty = window.lines.length === 0;

@@ -14,7 +14,7 @@ export const IMAGE_MAX_BYTES = 3_750_000;
 const SUPPORTED_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 /** The type the bytes themselves say, when they are one of the supported formats. */
-export function sniffImageType(bytes: Uint8Array): string | undefined {
+function sniffImageType(bytes: Uint8Array): string | undefined {
   const at = (offset: number, signature: number[]) => signature.every((b, i) => bytes[offset + i] === b);
   const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
   if (at(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";

@@ -1,6 +1,6 @@
 // Image typing by the bytes, and what a model without vision gets instead of images.
 import { describe, expect, it } from "vitest";
-import { forModelVision, imagePartOf, sniffImageType } from "../../src/provider/images.ts";
+import { forModelVision, imagePartOf } from "../../src/provider/images.ts";
 import type { ModelConfig, ModelRequest } from "../../src/provider/types.ts";
 
 const bytes = (...values: (number | string)[]) =>
@@ -12,7 +12,10 @@ const GIF87 = bytes("GIF87a", 1, 0, 1, 0);
 const GIF89 = bytes("GIF89a", 1, 0, 1, 0);
 const WEBP = bytes("RIFF", 26, 0, 0, 0, "WEBPVP8 ");
 
-describe("sniffImageType", () => {
+/** The type the bytes alone give (nothing declared). */
+const sniffImageType = (data: Uint8Array) => imagePartOf(data)?.mimeType;
+
+describe("typing images by their bytes", () => {
   it("recognises PNG, JPEG, GIF (87a and 89a) and WebP by their first bytes", () => {
     expect(sniffImageType(PNG)).toBe("image/png");
     expect(sniffImageType(JPEG)).toBe("image/jpeg");

@@ -4,9 +4,9 @@
 import { describe, expect, it } from "vitest";
 import type { AgentClientMessage, ConversationStateStructure } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../src/proto/bytes.ts";
-import { createScenario } from "./support/fake-provider.ts";
+import { chatToolCalls, createScenario } from "./support/fake-provider.ts";
 import { runRequest, startTurn, type FrameReader, type RunRequestOptions } from "./support/cursor-client.ts";
-import { readData } from "./support/exec-replies.ts";
+import { readData, readInBlob } from "./support/exec-replies.ts";
 import { messagesPrefix } from "./support/prefix.ts";
 import { imagesIn, textResponse, toolCallResponse, toolResultText, userTexts, WIRES } from "./support/provider-bodies.ts";
 
@@ -124,6 +124,42 @@ describe("images", () => {
     expect(asked).toEqual([toHex(pngId), toHex(jpegId)]);
     const [request] = await scenario.requests(1);
     expect(imagesIn("openai-chat", request!.body)).toEqual([PNG_URI, JPEG_URI]);
+  });
+
+  it("reads a file whose content the client left in a blob (output_blob_id): an image as an image, text as text", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([
+        { id: "call-png", name: "Read", args: ['{"path":"/a.png"}'] },
+        { id: "call-txt", name: "Read", args: ['{"path":"/b.txt"}'] },
+      ]),
+      textResponse("openai-chat", ["read both"]),
+    ]);
+    const text = new TextEncoder().encode("line one\nline two\n");
+    const ids = new Map<string, Uint8Array>();
+    for (const [path, bytes] of [
+      ["/a.png", PNG],
+      ["/b.txt", text],
+    ] as const) {
+      ids.set(path, new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+    }
+    const { reader } = await startTurn(
+      { conversationId: crypto.randomUUID(), text: `blobs ${scenario.marker}` },
+      {
+        blobs: new Map([
+          [toHex(ids.get("/a.png")!), PNG],
+          [toHex(ids.get("/b.txt")!), text],
+        ]),
+        onExec: (exec, r) => {
+          const path = exec.message.case === "readArgs" ? exec.message.value.path : "";
+          return r.send(readInBlob(exec, ids.get(path)!, path === "/a.png" ? PNG.length : text.length));
+        },
+      },
+    );
+    expect(await reader.end()).toEqual({});
+    const [, second] = await scenario.requests(2);
+    expect(imagesIn("openai-chat", second!.body)).toEqual([PNG_URI]);
+    expect(toolResultText("openai-chat", second!.body, "call-png")).toBe(`/a.png is an image (image/png, ${PNG.length} bytes), attached.`);
+    expect(toolResultText("openai-chat", second!.body, "call-txt")).toBe("     1|line one\n     2|line two");
   });
 
   it("stores an image larger than a SQLite row and sends it byte for byte in later turns", async () => {

@@ -12,6 +12,7 @@ import type { ToolCallPart } from "../provider/types.ts";
 import type { RequestChannel } from "./request-channel.ts";
 import type { Tool, ToolResult, ToolSessionState } from "./tools/types.ts";
 import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
+import { readClientBlobBytes } from "./recovery.ts";
 
 export interface RoundDeps {
   store: ConversationStore;
@@ -84,6 +85,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
           signal: input.signal,
           state: input.state,
           resolveSubagentModel: input.resolveSubagentModel,
+          readBlob: (id) => readClientBlobBytes(deps.channel, id, undefined),
         });
       } catch (err) {
         // A stopped run keeps its execs open so they can be aborted on the client.

@@ -36,6 +36,15 @@ export function readData(exec: ExecServerMessage, data: Uint8Array): AgentClient
   });
 }
 
+/** A Read whose output the client left in a blob of its own (output_blob_id). */
+export function readInBlob(exec: ExecServerMessage, outputBlobId: Uint8Array, fileSize: number): AgentClientMessage {
+  const path = exec.message.case === "readArgs" ? exec.message.value.path : "";
+  return execResult(exec, {
+    case: "readResult",
+    value: { result: { case: "success", value: { path, outputBlobId, fileSize: BigInt(fileSize) } } },
+  });
+}
+
 export function mcpSuccess(
   exec: ExecServerMessage,
   content: MessageInitShape<typeof McpToolResultContentItemSchema>[],

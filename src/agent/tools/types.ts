@@ -51,6 +51,8 @@ export interface ToolContext {
   state: ToolSessionState;
   /** The configured model a Task should run its subagent on (Task model, overrides, inherit). */
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
+  /** A blob the client holds (get_blob); rejects with an AppError when it cannot be had. */
+  readBlob(id: Uint8Array): Promise<Uint8Array>;
 }
 
 export interface ToolResult {

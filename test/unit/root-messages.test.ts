@@ -36,6 +36,19 @@ describe("root messages with images", () => {
     expect(JSON.stringify(read?.message)).toBe(JSON.stringify(message));
   });
 
+  it("keep a tool result's images in our own copy, since Cursor's tool-result part is text only", () => {
+    const tool: ChatMessage = {
+      role: "tool",
+      toolCallId: "c1",
+      name: "Read",
+      content: "an image",
+      images: [{ mimeType: "image/png", data: PNG_BASE64 }],
+    };
+    const root = toRootMessage(tool);
+    expect(root.content).toEqual([{ type: "tool-result", toolCallId: "c1", toolName: "Read", result: "an image" }]);
+    expect(JSON.stringify(fromRootMessage(roundTrip(root))[0]?.message)).toBe(JSON.stringify(tool));
+  });
+
   it("keep a text-only user root as plain string content", () => {
     expect(toRootMessage({ role: "user", content: "hi" }).content).toBe("hi");
   });

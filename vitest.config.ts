@@ -40,7 +40,6 @@ export default defineConfig(async () => {
                 model("fake-responses", "fake-r", { provider: "openai-responses" }),
                 model("fake-anthropic", "fake-a", { provider: "anthropic" }),
                 model("fake-stall", "fake-s", { stall_timeout_ms: 1000 }),
-                model("fake-blind", "fake-b", { vision: false }),
               ]),
             },
           },

@@ -7,6 +7,8 @@ import { toHex } from "../src/proto/bytes.ts";
 import { chatToolCalls, createScenario } from "./support/fake-provider.ts";
 import { runRequest, startTurn, type FrameReader, type RunRequestOptions } from "./support/cursor-client.ts";
 import { readData, readInBlob } from "./support/exec-replies.ts";
+import { collect, providerHarness } from "./support/provider-harness.ts";
+import { createProvider, type ChatMessage } from "../src/provider/index.ts";
 import { messagesPrefix } from "./support/prefix.ts";
 import { imagesIn, textResponse, toolCallResponse, toolResultText, userTexts, WIRES } from "./support/provider-bodies.ts";
 
@@ -94,6 +96,34 @@ describe.each(WIRES)("images through $wire", ({ wire, model }) => {
   });
 });
 
+describe.each(WIRES)("a model without vision through $wire", ({ wire }) => {
+  it("gets a short note in the message's text instead of each image, and no image part", async () => {
+    const { aModel } = providerHarness({ name: "blind", provider: wire, apiKey: "sk-blind", model: "blind-1", contextWindow: 8000 });
+    const scenario = await createScenario([textResponse(wire, ["I cannot see it."])]);
+    const image = { mimeType: "image/png", data: btoa(String.fromCharCode(...PNG)) };
+    const messages: ChatMessage[] = [
+      { role: "system", content: "sys" },
+      { role: "user", content: `look ${scenario.marker}`, images: [image] },
+      { role: "assistant", content: "", toolCalls: [{ id: "call-img", name: "Read", arguments: '{"path":"/shot.jpg"}' }] },
+      {
+        role: "tool",
+        toolCallId: "call-img",
+        name: "Read",
+        content: "/shot.jpg is an image",
+        images: [{ ...image, mimeType: "image/jpeg" }],
+      },
+    ];
+    const model = aModel({ vision: false });
+    await collect(createProvider(wire).stream({ model, messages, tools: [], signal: new AbortController().signal }));
+
+    const [request] = await scenario.requests(1);
+    const note = (mime: string) => `[An image (${mime}) was left out: this model does not take images.]`;
+    expect(imagesIn(wire, request!.body)).toEqual([]);
+    expect(userTexts(wire, request!.body)[0]).toBe(`look ${scenario.marker}\n\n${note("image/png")}`);
+    expect(toolResultText(wire, request!.body, "call-img")).toBe(`/shot.jpg is an image\n\n${note("image/jpeg")}`);
+  });
+});
+
 describe("images", () => {
   it("reads an image attached by blob id from the client's blobs with get_blob", async () => {
     const scenario = await createScenario([textResponse("openai-chat", ["two images"])]);
@@ -177,28 +207,6 @@ describe("images", () => {
     expect(image?.length).toBeGreaterThan(2_100_000);
     expect(image).toBe(`data:image/png;base64,${Buffer.from(big).toString("base64")}`);
     expect(b!.body.startsWith(messagesPrefix(a!.body))).toBe(true);
-  });
-
-  it("gives a model configured without vision a short note instead of each image", async () => {
-    const scenario = await createScenario([
-      toolCallResponse("openai-chat", { id: "call-img", name: "Read", args: ['{"path":"/shot.jpg"}'] }),
-      textResponse("openai-chat", ["I cannot see it."]),
-    ]);
-    const { reader } = await startTurn(
-      { conversationId: crypto.randomUUID(), text: `look ${scenario.marker}`, model: "fake-blind", images: [attachedImage()] },
-      { onExec: (exec, r) => r.send(readData(exec, JPEG)) },
-    );
-    expect(await reader.end()).toEqual({});
-    const [first, second] = await scenario.requests(2);
-    const note = (mime: string) => `[An image (${mime}) was left out: this model does not take images.]`;
-    for (const request of [first!, second!]) {
-      expect(imagesIn("openai-chat", request.body)).toEqual([]);
-      expect(request.body).not.toContain("image_url");
-      expect(userTexts("openai-chat", request.body)[0]).toBe(`look ${scenario.marker}\n\n${note("image/png")}`);
-    }
-    expect(toolResultText("openai-chat", second!.body, "call-img")).toBe(
-      `/shot.jpg is an image (image/jpeg, ${JPEG.length} bytes), attached.\n\n${note("image/jpeg")}`,
-    );
   });
 
   it("refuses an attachment that is not a PNG, JPEG, GIF or WebP image with invalid_argument, before any model call", async () => {

@@ -66,6 +66,20 @@ describe("catalogue and account calls", () => {
     });
   });
 
+  it("says a model takes images unless it is configured with vision: false, so Cursor sends them", async () => {
+    const listed = await unary("/aiserver.v1.AiService/AvailableModels", AvailableModelsResponseSchema);
+    expect(listed.models.every((m) => m.supportsImages)).toBe(true);
+    const model: ModelConfig = {
+      name: "blind",
+      provider: "openai-chat",
+      baseUrl: "https://example.com/v1",
+      apiKey: "k",
+      model: "m",
+      contextWindow: 8000,
+    };
+    expect(availableModels([{ ...model, vision: false }]).models[0]?.supportsImages).toBe(false);
+  });
+
   it("offers a fast choice for models with a fast service tier, which then runs on that tier", () => {
     const model: ModelConfig = {
       name: "quick",

@@ -53,6 +53,24 @@ describe("BYOK_MODELS", () => {
     expect(JSON.stringify([...catalog.problems.values()])).not.toMatch(/sk-/);
   });
 
+  it("reads vision: false as a model that cannot take images, and refuses a vision that is not a boolean", () => {
+    const entry = { provider: "anthropic", base_url: "https://api.anthropic.com/v1", api_key: "sk-ant-secret", model: "claude" };
+    const catalog = catalogOf(
+      JSON.stringify([
+        { ...entry, name: "blind", vision: false },
+        { ...entry, name: "seeing", vision: true },
+        { ...entry, name: "default" },
+        { ...entry, name: "odd", vision: "no" },
+      ]),
+    );
+    expect(catalog.models.map((m) => [m.name, m.vision])).toEqual([
+      ["blind", false],
+      ["seeing", undefined],
+      ["default", undefined],
+    ]);
+    expect(catalog.problems.get("odd")).toMatch(/vision/);
+  });
+
   it("reports JSON that is not an array of models", () => {
     expect([...catalogOf("{not json").problems.values()]).toEqual(["BYOK_MODELS is not valid JSON"]);
     expect([...catalogOf("{}").problems.values()][0]).toMatch(/JSON array/);

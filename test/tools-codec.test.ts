@@ -158,6 +158,7 @@ function setup(state: ToolSessionState = { todos: [], mode: AgentMode.AGENT }) {
     signal: new AbortController().signal,
     state,
     resolveSubagentModel: (requested) => (requested && requested !== "inherit" ? requested : "parent-model"),
+    readBlob: () => Promise.reject(new Error("this scripted client holds no blobs")),
   };
   return { client, ctx, emitted, state };
 }

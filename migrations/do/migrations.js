@@ -7,6 +7,7 @@ import m0004 from './0004_message_mode.sql';
 import m0005 from './0005_drop_request_bytes.sql';
 import m0006 from './0006_tool_card.sql';
 import m0007 from './0007_context_blobs.sql';
+import m0008 from './0008_message_images.sql';
 
   export default {
     journal,
@@ -18,7 +19,8 @@ m0003,
 m0004,
 m0005,
 m0006,
-m0007
+m0007,
+m0008
     }
   }
   

@@ -83,9 +83,19 @@ export function summaryText(message: ChatMessage): string {
     : content;
 }
 
-/** Rough token estimate (4 characters a token), enough to decide before a call overflows. */
+/** What one image costs at most, about: Anthropic's ~1,600 tokens for a full-size image. */
+const IMAGE_TOKENS = 1_600;
+
+/** Rough token estimate (4 characters a token, images at a flat rate), enough to decide before a call overflows. */
 export function estimateTokens(messages: ChatMessage[], tools: ToolDefinition[]): number {
-  return Math.ceil((JSON.stringify(messages).length + JSON.stringify(tools).length) / 4);
+  let images = 0;
+  // Image data is not text the model reads: counted by the character it would swamp the estimate.
+  const text = JSON.stringify(messages, (key, value: unknown) => {
+    if (key !== "images" || !Array.isArray(value)) return value;
+    images += value.length;
+    return undefined;
+  });
+  return Math.ceil((text.length + JSON.stringify(tools).length) / 4) + images * IMAGE_TOKENS;
 }
 
 /** Whether a request of this size would overflow the model's window (leaving room for output). */

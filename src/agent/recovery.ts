@@ -36,8 +36,16 @@ export async function readClientBlob(
   id: Uint8Array,
   prefetched: Map<string, Uint8Array> | undefined,
 ): Promise<string> {
-  const bytes = prefetched?.get(toHex(id)) ?? (await fetchBlob(channel, id));
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(await readClientBlobBytes(channel, id, prefetched));
+}
+
+/** A blob the client holds (a long message, an attached image), from pre-fetched blobs or fetched with get_blob. */
+export async function readClientBlobBytes(
+  channel: RequestChannel,
+  id: Uint8Array,
+  prefetched: Map<string, Uint8Array> | undefined,
+): Promise<Uint8Array> {
+  return prefetched?.get(toHex(id)) ?? (await fetchBlob(channel, id));
 }
 
 async function fetchBlob(channel: RequestChannel, id: Uint8Array): Promise<Uint8Array> {

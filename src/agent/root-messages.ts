@@ -1,10 +1,14 @@
 // Cursor's client-held history format: one JSON model message per root blob
 // (docs/protocol.md#root-messages). We also embed our exact message under providerOptions.byokEdge so
 // a conversation recovered from the client replays byte for byte.
-import type { ChatMessage } from "../provider/types.ts";
+import { base64Decode } from "@bufbuild/protobuf/wire";
+import { IMAGE_MAX_BYTES, imagePartOf } from "../provider/images.ts";
+import type { ChatMessage, ImagePart } from "../provider/types.ts";
 
 type RootPart =
   | { type: "text"; text: string }
+  /** `image`: base64 or a data URL; other backends write `mediaType` instead of `mimeType`. */
+  | { type: "image"; image: string; mimeType?: string; mediaType?: string }
   | { type: "reasoning"; text: string }
   | { type: "tool-call"; toolCallId: string; toolName: string; args: unknown }
   | { type: "tool-result"; toolCallId: string; toolName: string; result: string; isError?: boolean };
@@ -25,8 +29,15 @@ export function toRootMessage(message: ChatMessage, key?: string | null): RootMe
   const providerOptions = { byokEdge: key ? { message, key } : { message } };
   switch (message.role) {
     case "system":
-    case "user":
       return { role: message.role, content: message.content, providerOptions };
+    case "user": {
+      if (!message.images?.length) return { role: "user", content: message.content, providerOptions };
+      // The image parts carry the data; our own copy leaves it out rather than hold it twice.
+      const own = { ...message, images: message.images.map((image) => ({ ...image, data: "" })) };
+      const parts: RootPart[] = message.content ? [{ type: "text", text: message.content }] : [];
+      for (const image of message.images) parts.push({ type: "image", mimeType: image.mimeType, image: image.data });
+      return { role: "user", content: parts, providerOptions: { byokEdge: key ? { message: own, key } : { message: own } } };
+    }
     case "assistant": {
       const parts: RootPart[] = [];
       if (message.reasoning) parts.push({ type: "reasoning", text: message.reasoning });
@@ -57,9 +68,37 @@ export function toRootMessage(message: ChatMessage, key?: string | null): RootMe
 export function fromRootMessage(root: RootMessage): { message: ChatMessage; key?: string }[] {
   const own = root.providerOptions?.byokEdge;
   if (own?.message && typeof own.message === "object" && "role" in own.message) {
-    return [own.key ? { message: own.message, key: own.key } : { message: own.message }];
+    const message = withRootImageData(own.message, root);
+    return [own.key ? { message, key: own.key } : { message }];
   }
   return fromForeignRoot(root).map((message) => ({ message }));
+}
+
+/** Our user message with the image data its root parts carry, in order; images without any are dropped. */
+function withRootImageData(message: ChatMessage, root: RootMessage): ChatMessage {
+  if (message.role !== "user" || !message.images?.length) return message;
+  const data = imageParts(root).map((part) => part.image);
+  const images = message.images.flatMap((image, i) => (image.data || data[i] ? [{ ...image, data: image.data || data[i]! }] : []));
+  return { ...message, images };
+}
+
+type ImageRootPart = Extract<RootPart, { type: "image" }>;
+
+function imageParts(root: RootMessage): ImageRootPart[] {
+  if (typeof root.content === "string") return [];
+  return root.content.filter((p): p is ImageRootPart => p.type === "image" && typeof p.image === "string");
+}
+
+/** An image part written by another backend, when it is one the providers take (URLs are not fetched). */
+function foreignImage(part: ImageRootPart): ImagePart | undefined {
+  const dataUrl = /^data:([^;,]*)(?:;[^,]*)?;base64,(.*)$/s.exec(part.image);
+  if (!dataUrl && /^[a-z][a-z0-9+.-]*:/i.test(part.image)) return undefined;
+  try {
+    const bytes = base64Decode(dataUrl ? dataUrl[2]! : part.image);
+    return bytes.length <= IMAGE_MAX_BYTES ? imagePartOf(bytes, dataUrl?.[1] || part.mimeType || part.mediaType) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function fromForeignRoot(root: RootMessage): ChatMessage[] {
@@ -67,8 +106,11 @@ function fromForeignRoot(root: RootMessage): ChatMessage[] {
   const text = parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
   switch (root.role) {
     case "system":
-    case "user":
       return [{ role: root.role, content: text }];
+    case "user": {
+      const images = imageParts(root).flatMap((part) => foreignImage(part) ?? []);
+      return [{ role: "user", content: text, ...(images.length > 0 && { images }) }];
+    }
     case "assistant": {
       const reasoning = parts.flatMap((p) => (p.type === "reasoning" ? [p.text] : [])).join("");
       const toolCalls = parts.flatMap((p) =>

@@ -1,7 +1,7 @@
 // One run of the agent: prepare the history (recover, branch, append the user's
 // message), then model call → tool round → model call … until the model answers
 // without tools; checkpoints between, turn_ended and the checkpoint tail last.
-import type { AgentServerMessage, ConversationStateStructure, RequestContext } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentServerMessage, ConversationStateStructure, RequestContext, SelectedImage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore, NewMessage } from "../store/conversation-store.ts";
@@ -23,6 +23,7 @@ import { prepareCheckpoint } from "./checkpoint-sync.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
 import { runToolRound } from "./tool-round.ts";
 import { readClientBlob, recoverHistory } from "./recovery.ts";
+import { userImages } from "./user-images.ts";
 import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
 import { compactHistory, estimateTokens, exceedsWindow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
@@ -39,7 +40,7 @@ import { toolsForContext } from "./context/tools.ts";
 const MAX_MODEL_CALLS_PER_RUN = 100;
 
 export type RunAction =
-  | { kind: "user_message"; messageId: string; text: string; textBlobId?: Uint8Array }
+  | { kind: "user_message"; messageId: string; text: string; textBlobId?: Uint8Array; images?: readonly SelectedImage[] }
   | { kind: "resume" }
   | { kind: "summarize" };
 
@@ -316,6 +317,9 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestCo
     input.action.kind !== "summarize" && input.context
       ? await resolveContext(deps, { ...input.context, timeoutMs: input.contextTimeoutMs })
       : undefined;
+  // Read before the history changes, so a bad image leaves it as it was.
+  const images =
+    input.action.kind === "user_message" ? await userImages(deps.channel, input.action.images ?? [], input.clientState?.prefetched) : [];
   if (input.action.kind === "user_message") {
     const key = `${USER_MESSAGE_KEY_PREFIX}${input.action.messageId || input.runId}`;
     const existing = store.findByKey(input.conversationId, key);
@@ -327,7 +331,10 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestCo
     if (resend && existing) store.branchBefore(input.conversationId, existing.seq, input.runId);
     // The context, when new or changed, goes before the message it came with.
     items.push(...(await contextItems(store, input.conversationId, context)));
-    if (resend) items.push({ message: { role: "user", content: input.action.text }, messageKey: key, mode: input.state.mode });
+    if (resend) {
+      const message: ChatMessage = { role: "user", content: input.action.text, ...(images.length > 0 && { images }) };
+      items.push({ message, messageKey: key, mode: input.state.mode });
+    }
   }
   // A resume with calls pending adds its context after their results (converse).
   if (input.action.kind === "resume" && !pendingCalls(store, input.conversationId)) {

@@ -13,6 +13,7 @@ import type { SearchConfig } from "../search/types.ts";
 import type { RequestChannel } from "./request-channel.ts";
 import type { Tool, ToolResult, ToolSessionState } from "./tools/types.ts";
 import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
+import { readClientBlobBytes } from "./recovery.ts";
 
 export interface RoundDeps {
   store: ConversationStore;
@@ -61,7 +62,7 @@ export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<
 async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart): Promise<void> {
   const tool = input.tools.find((t) => t.name === call.name);
   const startedAtMs = BigInt(Date.now());
-  let result: ToolResult | { content: string; isError: true; card: undefined };
+  let result: ToolResult | { content: string; isError: true; card: undefined; images?: undefined };
   if (!tool) {
     result = {
       content: `Unknown tool "${call.name}". Use one of: ${input.tools.map((t) => t.name).join(", ")}.`,
@@ -87,6 +88,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
           state: input.state,
           resolveSubagentModel: input.resolveSubagentModel,
           search: input.search,
+          readBlob: (id) => readClientBlobBytes(deps.channel, id, undefined),
         });
       } catch (err) {
         // A stopped run keeps its execs open so they can be aborted on the client.
@@ -101,7 +103,14 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
   const card = result.card ? withIds(result.card, call.id, startedAtMs, BigInt(Date.now())) : undefined;
   deps.store.appendMessages(input.conversationId, input.runId, [
     {
-      message: { role: "tool", toolCallId: call.id, name: call.name, content: result.content, ...(result.isError && { isError: true }) },
+      message: {
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        content: result.content,
+        ...(result.isError && { isError: true }),
+        ...(result.images?.length && { images: result.images }),
+      },
       ...(card && { toolCard: cardForStorage(card) }),
     },
   ]);

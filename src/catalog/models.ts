@@ -27,7 +27,8 @@ export function availableModels(models: ModelConfig[]): AvailableModelsResponse 
       defaultOn: true,
       supportsAgent: true,
       supportsThinking: true,
-      supportsImages: false,
+      // Cursor drops the images of a message to a model it believes cannot see them.
+      supportsImages: m.vision !== false,
       supportsMaxMode: false,
       supportsNonMaxMode: true,
       contextTokenLimit: m.contextWindow,

@@ -40,7 +40,8 @@ export function planRun(
   const action = runAction(request);
   if ("error" in action) return action;
   const subagent = context.isSubagent || !!request.subagentTypeName;
-  const userMode = request.action?.action.case === "userMessageAction" ? request.action.action.value.userMessage?.mode : undefined;
+  const userAction = request.action?.action.case === "userMessageAction" ? request.action.action.value : undefined;
+  const userMode = userAction?.userMessage?.mode;
   return {
     plan: {
       principal: context.principal,
@@ -124,6 +125,7 @@ function runAction(request: AgentRunRequest): { action: RunAction } | { error: A
           text: user?.text ?? "",
           // Cursor moves a long message into a blob and sends its id instead of the text.
           ...(!user?.text && user?.textBlobId?.byteLength ? { textBlobId: user.textBlobId } : {}),
+          ...(user?.selectedContext?.selectedImages.length && { images: user.selectedContext.selectedImages }),
         },
       };
     }

@@ -1,7 +1,7 @@
 // The Anthropic Messages request body. Built in a fixed key order from the input
 // alone, so the same conversation serializes to the same bytes, and a grown
 // conversation keeps the bytes of every earlier message (prompt caching).
-import type { ChatMessage, ModelRequest, ToolCallPart, ToolDefinition } from "./types.ts";
+import type { ChatMessage, ImagePart, ModelRequest, ToolCallPart, ToolDefinition } from "./types.ts";
 
 /** The API requires max_tokens; enough for a long answer or a large tool call. */
 const DEFAULT_MAX_TOKENS = 8192;
@@ -78,10 +78,13 @@ function toApiMessages(history: ChatMessage[]): ApiMessage[] {
     switch (message.role) {
       case "system":
         break;
-      case "user":
-        // The API rejects empty text blocks.
-        if (message.content) userMessage().content.push({ type: "text", text: message.content });
+      case "user": {
+        // Images first, as Anthropic recommends; the API rejects empty text blocks.
+        const { content } = userMessage();
+        for (const image of message.images ?? []) content.push(imageBlock(image));
+        if (message.content) content.push({ type: "text", text: message.content });
         break;
+      }
       case "tool": {
         const { content } = userMessage();
         const firstText = content.findIndex((block) => block.type !== "tool_result");
@@ -101,10 +104,19 @@ function toApiMessages(history: ChatMessage[]): ApiMessage[] {
 function toolResultBlock(message: Extract<ChatMessage, { role: "tool" }>): Block {
   const block: Block = { type: "tool_result", tool_use_id: toolUseId(message.toolCallId) };
   // An error result must say something; an empty successful one may leave content out.
-  if (message.content) block.content = message.content;
-  else if (message.isError) block.content = "The tool failed without output.";
+  const text = message.content || (message.isError ? "The tool failed without output." : "");
+  if (message.images?.length) {
+    // A tool result takes image blocks next to its text (docs/providers.md#images).
+    block.content = [...(text ? [{ type: "text", text }] : []), ...message.images.map(imageBlock)];
+  } else if (text) {
+    block.content = text;
+  }
   if (message.isError) block.is_error = true;
   return block;
+}
+
+function imageBlock(image: ImagePart): Block {
+  return { type: "image", source: { type: "base64", media_type: image.mimeType, data: image.data } };
 }
 
 function assistantBlocks(message: Extract<ChatMessage, { role: "assistant" }>): Block[] {

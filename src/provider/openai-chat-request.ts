@@ -1,9 +1,13 @@
 // The Chat Completions request body. Built in a fixed key order from the input
 // alone, so the same conversation serializes to the same bytes (prompt caching).
-import type { ChatMessage, ModelRequest, ToolDefinition } from "./types.ts";
+import { dataUri, toolImagesCaption } from "./images.ts";
+import type { ChatMessage, ImagePart, ModelRequest, ToolDefinition } from "./types.ts";
+
+type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
 
 type ChatApiMessage =
-  | { role: "system" | "user"; content: string }
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | ChatContentPart[] }
   | {
       role: "assistant";
       content: string | null;
@@ -16,7 +20,7 @@ export function buildChatRequestBody(request: ModelRequest): string {
   const { model } = request;
   const body: Record<string, unknown> = {
     model: model.model,
-    messages: request.messages.map((m) => toChatApiMessage(m, requiresReasoningReplay(model))),
+    messages: toChatApiMessages(request.messages, requiresReasoningReplay(model)),
   };
   if (request.tools.length > 0) body.tools = request.tools.map(toChatApiTool);
   body.stream = true;
@@ -49,11 +53,42 @@ function safeHost(url: string): string {
   }
 }
 
-function toChatApiMessage(message: ChatMessage, alwaysReasoning = false): ChatApiMessage {
+/**
+ * A tool's output is text only, so the images of a round's results follow its
+ * tool messages as one user message (docs/providers.md#images).
+ */
+function toChatApiMessages(history: ChatMessage[], alwaysReasoning: boolean): ChatApiMessage[] {
+  const out: ChatApiMessage[] = [];
+  let toolImages: ChatContentPart[] = [];
+  const flush = () => {
+    if (toolImages.length > 0) out.push({ role: "user", content: toolImages });
+    toolImages = [];
+  };
+  for (const message of history) {
+    if (message.role !== "tool") flush();
+    out.push(toChatApiMessage(message, alwaysReasoning));
+    if (message.role === "tool" && message.images?.length) {
+      toolImages.push({ type: "text", text: toolImagesCaption(message) }, ...message.images.map(imagePart));
+    }
+  }
+  flush();
+  return out;
+}
+
+function imagePart(image: ImagePart): ChatContentPart {
+  return { type: "image_url", image_url: { url: dataUri(image) } };
+}
+
+function toChatApiMessage(message: ChatMessage, alwaysReasoning: boolean): ChatApiMessage {
   switch (message.role) {
     case "system":
-    case "user":
-      return { role: message.role, content: message.content };
+      return { role: "system", content: message.content };
+    case "user": {
+      // Text-only messages keep their plain string form (and their bytes).
+      if (!message.images?.length) return { role: "user", content: message.content };
+      const text: ChatContentPart[] = message.content ? [{ type: "text", text: message.content }] : [];
+      return { role: "user", content: [...text, ...message.images.map(imagePart)] };
+    }
     case "assistant": {
       const toolCalls = message.toolCalls ?? [];
       const out: ChatApiMessage = {

@@ -2,15 +2,18 @@
 // alone, so the same conversation serializes to the same bytes (prompt caching).
 // Stateless (`store: false`): the whole conversation goes in `input` every time,
 // with the encrypted reasoning items of earlier responses replayed unchanged.
-import type { ChatMessage, ModelRequest, ToolDefinition } from "./types.ts";
+import { dataUri, toolImagesCaption } from "./images.ts";
+import type { ChatMessage, ImagePart, ModelRequest, ToolDefinition } from "./types.ts";
 
 export const RESPONSES_PROVIDER = "openai-responses";
 
 /** A reasoning item exactly as the provider sent it (`{type:"reasoning", id, summary, encrypted_content, ...}`). */
 export type ReasoningItem = Record<string, unknown> & { type: "reasoning" };
 
+type InputContent = { type: "input_text"; text: string } | { type: "input_image"; image_url: string; detail: "auto" };
+
 type ResponsesInputItem =
-  | { role: "system" | "user"; content: [{ type: "input_text"; text: string }] }
+  | { role: "system" | "user"; content: InputContent[] }
   | ReasoningItem
   | { type: "message"; role: "assistant"; content: [{ type: "output_text"; text: string }] }
   | { type: "function_call"; call_id: string; name: string; arguments: string }
@@ -23,7 +26,7 @@ export function buildResponsesRequestBody(request: ModelRequest): string {
   const { model } = request;
   const body: Record<string, unknown> = {
     model: model.model,
-    input: request.messages.flatMap(toResponsesInputItems),
+    input: toResponsesInput(request.messages),
   };
   if (request.tools.length > 0) body.tools = request.tools.map(toResponsesTool);
   body.stream = true;
@@ -38,12 +41,41 @@ export function buildResponsesRequestBody(request: ModelRequest): string {
   return JSON.stringify({ ...body, ...model.extraBody });
 }
 
+/**
+ * A function_call_output is taken as text everywhere, so the images of a round's
+ * results follow its outputs as one user message (docs/providers.md#images).
+ */
+function toResponsesInput(history: ChatMessage[]): ResponsesInputItem[] {
+  const out: ResponsesInputItem[] = [];
+  let toolImages: InputContent[] = [];
+  const flush = () => {
+    if (toolImages.length > 0) out.push({ role: "user", content: toolImages });
+    toolImages = [];
+  };
+  for (const message of history) {
+    if (message.role !== "tool") flush();
+    out.push(...toResponsesInputItems(message));
+    if (message.role === "tool" && message.images?.length) {
+      toolImages.push({ type: "input_text", text: toolImagesCaption(message) }, ...message.images.map(inputImage));
+    }
+  }
+  flush();
+  return out;
+}
+
+function inputImage(image: ImagePart): InputContent {
+  return { type: "input_image", image_url: dataUri(image), detail: "auto" };
+}
+
 function toResponsesInputItems(message: ChatMessage): ResponsesInputItem[] {
   switch (message.role) {
     case "system":
-    case "user":
       // System prompts stay `system` (not `developer`): every Responses-compatible API accepts it.
-      return [{ role: message.role, content: [{ type: "input_text", text: message.content }] }];
+      return [{ role: "system", content: [{ type: "input_text", text: message.content }] }];
+    case "user": {
+      const text: InputContent[] = message.content || !message.images?.length ? [{ type: "input_text", text: message.content }] : [];
+      return [{ role: "user", content: [...text, ...(message.images ?? []).map(inputImage)] }];
+    }
     case "assistant": {
       const items: ResponsesInputItem[] = [];
       if (message.replay?.provider === RESPONSES_PROVIDER) items.push(...reasoningItems(message.replay.data));

@@ -3,6 +3,7 @@
 // provider's StreamMapper.
 import { ProviderError } from "./failure.ts";
 import { postStreaming, secretsOf } from "./http.ts";
+import { forModelVision } from "./images.ts";
 import { readSseEvents, type SseEvent } from "./sse.ts";
 import type { CallTimings, ModelConfig, ModelEvent, ModelRequest, Provider } from "./types.ts";
 import { type WatchdogOptions, withStallWatchdog } from "./watchdog.ts";
@@ -45,7 +46,7 @@ async function* streamCall(
     model: request.model,
     path: wire.path,
     headers: wire.headers(request.model),
-    body: wire.body(request),
+    body: wire.body(forModelVision(request)),
     signal: request.signal,
     timings,
   });

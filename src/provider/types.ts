@@ -21,6 +21,8 @@ export interface ModelConfig {
   fastServiceTier?: string;
   /** A stream with no bytes for this long is an error (default 120 s; slow local models need more). */
   stallTimeoutMs?: number;
+  /** False when the model cannot take images: each image then goes as a short note (docs/providers.md#images). */
+  vision?: boolean;
 }
 
 export interface ToolCallPart {
@@ -30,13 +32,19 @@ export interface ToolCallPart {
   arguments: string;
 }
 
+/** An image as the providers take it: PNG, JPEG, GIF or WebP bytes in standard base64. */
+export interface ImagePart {
+  mimeType: string;
+  data: string;
+}
+
 /**
  * History entries. They are stored as JSON and replayed unchanged, so the
  * provider request prefix stays byte-identical from turn to turn.
  */
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string; images?: ImagePart[] }
   | {
       role: "assistant";
       content: string;
@@ -46,7 +54,8 @@ export type ChatMessage =
       /** Opaque provider state to replay (signatures, encrypted reasoning). */
       replay?: ProviderReplay;
     }
-  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+  /** `images`: what the tool returned besides text (a Read of an image file, an MCP tool's image content). */
+  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean; images?: ImagePart[] };
 
 export interface ToolDefinition {
   name: string;

@@ -3,10 +3,23 @@
 // overwrite what its replacement decided.
 import { and, asc, desc, eq, gte, inArray, isNull, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type { ChatMessage, FinishReason, Usage } from "../provider/types.ts";
-import { clientBlobs, contextBlobs, conversations, llmCalls, messages, runs, type LlmCallStatus, type RunStatus } from "./schema.ts";
+import type { ChatMessage, FinishReason, ImagePart, Usage } from "../provider/types.ts";
+import {
+  clientBlobs,
+  contextBlobs,
+  conversations,
+  llmCalls,
+  messageImages,
+  messages,
+  runs,
+  type LlmCallStatus,
+  type RunStatus,
+} from "./schema.ts";
 
 export type Db = DrizzleSqliteDODatabase<Record<string, never>>;
+
+/** Characters of base64 per message_images row: far below the 2 MB row limit. */
+const IMAGE_CHUNK_CHARS = 512 * 1024;
 
 export interface NewRun {
   runId: string;
@@ -222,7 +235,7 @@ export class ConversationStore {
       .where(and(eq(messages.conversationId, conversationId), isNull(messages.supersededByRunId)))
       .orderBy(asc(messages.seq))
       .all()
-      .map((row) => storedMessage(row, row.requestId));
+      .map((row) => this.#withImages(storedMessage(row, row.requestId)));
   }
 
   /** Messages a run moved out of the live branch (a branch or a compaction), oldest first. */
@@ -233,7 +246,7 @@ export class ConversationStore {
       .where(eq(messages.supersededByRunId, runId))
       .orderBy(asc(messages.seq))
       .all()
-      .map((row) => storedMessage(row, null));
+      .map((row) => this.#withImages(storedMessage(row, null)));
   }
 
   /** The run of the live summary message, if the history was compacted. */
@@ -264,7 +277,7 @@ export class ConversationStore {
       .from(messages)
       .where(and(eq(messages.conversationId, conversationId), eq(messages.messageKey, messageKey), isNull(messages.supersededByRunId)))
       .get();
-    return row ? storedMessage(row, null) : undefined;
+    return row ? this.#withImages(storedMessage(row, null)) : undefined;
   }
 
   /**
@@ -317,22 +330,56 @@ export class ConversationStore {
     const now = Date.now();
     this.db.transaction((tx) => {
       for (const item of items) {
-        tx.insert(messages)
+        const images = imagesOf(item.message);
+        const row = tx
+          .insert(messages)
           .values({
             conversationId,
             runId,
             messageKey: item.messageKey ?? null,
             role: item.message.role,
-            payloadJson: JSON.stringify(item.message),
+            payloadJson: JSON.stringify(images.length > 0 ? withImageData(item.message, () => "") : item.message),
             toolCard: item.toolCard ?? null,
             mode: item.mode ?? null,
             createdAtMs: now,
           })
           .onConflictDoNothing()
-          .run();
+          .returning({ seq: messages.seq })
+          .get();
+        if (!row) continue; // its key exists: stored before, with its images
+        for (const [image, { data }] of images.entries()) {
+          for (let chunk = 0; chunk * IMAGE_CHUNK_CHARS < data.length; chunk++) {
+            const part = data.slice(chunk * IMAGE_CHUNK_CHARS, (chunk + 1) * IMAGE_CHUNK_CHARS);
+            tx.insert(messageImages).values({ seq: row.seq, image, chunk, data: part }).run();
+          }
+        }
       }
     });
   }
+
+  /** The message with the image data its payload leaves out, read back from message_images. */
+  #withImages(stored: StoredMessage): StoredMessage {
+    if (imagesOf(stored.message).length === 0) return stored;
+    const rows = this.db
+      .select()
+      .from(messageImages)
+      .where(eq(messageImages.seq, stored.seq))
+      .orderBy(asc(messageImages.image), asc(messageImages.chunk))
+      .all();
+    const data = new Map<number, string>();
+    for (const row of rows) data.set(row.image, (data.get(row.image) ?? "") + row.data);
+    return { ...stored, message: withImageData(stored.message, (index) => data.get(index) ?? "") };
+  }
+}
+
+function imagesOf(message: ChatMessage): ImagePart[] {
+  return (message.role === "user" || message.role === "tool") && message.images ? message.images : [];
+}
+
+/** The message with each image's data replaced, keeping every other byte of it. */
+function withImageData(message: ChatMessage, data: (index: number) => string): ChatMessage {
+  if (message.role !== "user" && message.role !== "tool") return message;
+  return { ...message, images: imagesOf(message).map((image, index) => ({ ...image, data: data(index) })) };
 }
 
 type MessageRow = Pick<typeof messages.$inferSelect, "seq" | "messageKey" | "payloadJson" | "toolCard" | "mode">;

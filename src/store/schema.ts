@@ -2,7 +2,7 @@
 // object holds exactly one conversation, but rows still carry conversation_id so
 // that queries read plainly and exports stay self-describing.
 import { sql } from "drizzle-orm";
-import { customType, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { customType, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** BLOB columns as Uint8Array (DO SQLite hands back ArrayBuffers). */
 const bytes = customType<{ data: Uint8Array; driverData: ArrayBuffer | Uint8Array }>({
@@ -80,6 +80,7 @@ export const llmCalls = sqliteTable(
 /**
  * The append-only model history. payload_json is the ChatMessage exactly as it
  * was first sent to the provider; it is never rewritten, so prompt caches keep hitting.
+ * Image data is the exception: it lives in message_images, its place in payload_json left "".
  */
 export const messages = sqliteTable(
   "messages",
@@ -105,6 +106,21 @@ export const messages = sqliteTable(
       .on(t.conversationId, t.messageKey)
       .where(sql`message_key IS NOT NULL AND superseded_by_run_id IS NULL`),
   ],
+);
+
+/**
+ * The images of a message (`images[image].data` of its payload), in base64 chunks so
+ * that no row comes near DO SQLite's 2 MB limit, however large the image.
+ */
+export const messageImages = sqliteTable(
+  "message_images",
+  {
+    seq: integer("seq").notNull(),
+    image: integer("image").notNull(),
+    chunk: integer("chunk").notNull(),
+    data: text("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.seq, t.image, t.chunk] })],
 );
 
 /** Blobs the client has acknowledged (set_blob_result); they need not be sent again. */

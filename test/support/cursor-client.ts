@@ -6,6 +6,8 @@ import { exports } from "cloudflare:workers";
 import {
   AgentClientMessageSchema,
   AgentServerMessageSchema,
+  type McpToolDefinitionSchema,
+  type SelectedImageSchema,
   type AgentClientMessage,
   type AgentServerMessage,
   type ConversationStateStructure,
@@ -33,6 +35,10 @@ export interface RunRequestOptions {
   messageId?: string;
   model?: string;
   requestId?: string;
+  /** Attached to the user message (selected_context.selected_images). */
+  images?: MessageInitShape<typeof SelectedImageSchema>[];
+  /** The MCP tools of the inline request context (user_message_action.request_context.tools). */
+  mcpTools?: MessageInitShape<typeof McpToolDefinitionSchema>[];
 }
 
 export function runRequest(opts: RunRequestOptions): AgentClientMessage {
@@ -46,7 +52,15 @@ export function runRequest(opts: RunRequestOptions): AgentClientMessage {
         action: {
           action: {
             case: "userMessageAction",
-            value: { userMessage: { text: opts.text, messageId: opts.messageId ?? crypto.randomUUID(), mode: 1 } },
+            value: {
+              userMessage: {
+                text: opts.text,
+                messageId: opts.messageId ?? crypto.randomUUID(),
+                mode: 1,
+                ...(opts.images && { selectedContext: { selectedImages: opts.images } }),
+              },
+              ...(opts.mcpTools && { requestContext: { tools: opts.mcpTools } }),
+            },
           },
         },
       },

@@ -1,6 +1,11 @@
 // Replies a scripted Cursor client sends to exec requests.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { AgentClientMessage, ExecServerMessage, RequestContextSchema } from "../../src/proto/gen/agent/v1/agent_pb.ts";
+import type {
+  AgentClientMessage,
+  ExecServerMessage,
+  McpToolResultContentItemSchema,
+  RequestContextSchema,
+} from "../../src/proto/gen/agent/v1/agent_pb.ts";
 import { clientMessage, type ClientInit } from "./cursor-client.ts";
 
 type ExecResultInit = Extract<NonNullable<ClientInit["message"]>, { case: "execClientMessage" }>["value"]["message"];
@@ -25,6 +30,31 @@ export function readSuccess(exec: ExecServerMessage, content: string): AgentClie
       },
     },
   });
+}
+
+/** A Read of a binary file: the client sends its bytes as `data`. */
+export function readData(exec: ExecServerMessage, data: Uint8Array): AgentClientMessage {
+  const path = exec.message.case === "readArgs" ? exec.message.value.path : "";
+  return execResult(exec, {
+    case: "readResult",
+    value: { result: { case: "success", value: { path, output: { case: "data", value: data }, fileSize: BigInt(data.length) } } },
+  });
+}
+
+/** A Read whose output the client left in a blob of its own (output_blob_id). */
+export function readInBlob(exec: ExecServerMessage, outputBlobId: Uint8Array, fileSize: number): AgentClientMessage {
+  const path = exec.message.case === "readArgs" ? exec.message.value.path : "";
+  return execResult(exec, {
+    case: "readResult",
+    value: { result: { case: "success", value: { path, outputBlobId, fileSize: BigInt(fileSize) } } },
+  });
+}
+
+export function mcpSuccess(
+  exec: ExecServerMessage,
+  content: MessageInitShape<typeof McpToolResultContentItemSchema>[],
+): AgentClientMessage {
+  return execResult(exec, { case: "mcpResult", value: { result: { case: "success", value: { content } } } });
 }
 
 export function readNotFound(exec: ExecServerMessage): AgentClientMessage {

@@ -1,8 +1,11 @@
 // CallMcpTool: mcp_args (11) → mcp_result. The model names the server and the
 // tool; the server identifier doubles as provider identifier (docs/protocol.md#exec).
+// The relay is shared with the request context's own MCP tools (mcp-dynamic.ts).
 import { create, fromJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
+import { IMAGE_MAX_BYTES, imagePartOf } from "../../provider/images.ts";
+import type { ImagePart } from "../../provider/types.ts";
 import {
   McpArgsSchema,
   type McpArgs,
@@ -32,18 +35,27 @@ const CallMcpToolArgsInput = z.object({
   toolName: z.string().min(1, "must not be empty"),
   arguments: optional(z.preprocess(jsonObjectText, z.record(z.string(), z.json()))),
 });
-export type CallMcpToolArgs = z.output<typeof CallMcpToolArgsInput>;
+/** One MCP call: the server, its tool and the arguments, whichever tool the model called. */
+export type McpCall = z.output<typeof CallMcpToolArgsInput>;
 
-export const callMcpToolTool: Tool<CallMcpToolArgs> = {
+export const callMcpToolTool: Tool<McpCall> = {
   name: "CallMcpTool",
   definition: definitionOf("CallMcpTool"),
-  emptyCard: () => toolCard({ case: "mcpToolCall", value: {} }),
+  emptyCard: emptyMcpCard,
   parse: (json) => parseArgs("CallMcpTool", CallMcpToolArgsInput, json),
-  startedCard: (args, toolCallId) => card(mcpArgs(args, toolCallId)),
-  run: runCallMcpTool,
+  startedCard: mcpStartedCard,
+  run: relayMcpCall,
 };
 
-function mcpArgs(args: CallMcpToolArgs, toolCallId: string): McpArgs {
+export function emptyMcpCard(): ToolCall {
+  return toolCard({ case: "mcpToolCall", value: {} });
+}
+
+export function mcpStartedCard(args: McpCall, toolCallId: string): ToolCall {
+  return card(mcpArgs(args, toolCallId));
+}
+
+function mcpArgs(args: McpCall, toolCallId: string): McpArgs {
   const values: Record<string, Value> = {};
   for (const [key, value] of Object.entries(args.arguments ?? {})) values[key] = fromJson(ValueSchema, value);
   return create(McpArgsSchema, {
@@ -60,7 +72,8 @@ function card(args: McpArgs, result?: MessageInitShape<typeof McpToolResultSchem
   return toolCard({ case: "mcpToolCall", value: { args, result } });
 }
 
-async function runCallMcpTool(args: CallMcpToolArgs, ctx: ToolContext): Promise<ToolResult> {
+/** Relays the call to the client as mcp_args and makes its mcp_result the tool result (text and images). */
+export async function relayMcpCall(args: McpCall, ctx: ToolContext): Promise<ToolResult> {
   const sent = mcpArgs(args, ctx.toolCallId);
   const call = ctx.client.exec({ case: "mcpArgs", value: sent }, { toolCallId: ctx.toolCallId });
   const fail = (message: string) => failure(message, card(sent, { result: { case: "error", value: { error: message } } }));
@@ -72,11 +85,12 @@ async function runCallMcpTool(args: CallMcpToolArgs, ctx: ToolContext): Promise<
       case "approved":
         continue; // the user allowed the call; its result follows
       case "success": {
-        const text = mcpText(result.value);
+        const { text, images } = mcpContent(result.value);
         const done = card(sent, { result: { case: "success", value: result.value } });
-        return result.value.isError
+        const outcome = result.value.isError
           ? failure(text || "The MCP tool reported an error.", done)
           : success(text || "(The MCP tool returned no content.)", done);
+        return images.length > 0 ? { ...outcome, images } : outcome;
       }
       case "error":
         return fail(`The MCP tool failed: ${result.value.error || "unknown error"}`);
@@ -103,18 +117,28 @@ async function runCallMcpTool(args: CallMcpToolArgs, ctx: ToolContext): Promise<
   }
 }
 
-function mcpText(result: McpSuccess): string {
+/** The text and the images of a result; images no provider takes are described in the text instead. */
+function mcpContent(result: McpSuccess): { text: string; images: ImagePart[] } {
+  const images: ImagePart[] = [];
   const parts = result.content.map((item): string => {
     switch (item.content.case) {
       case "text":
         return item.content.value.text;
-      case "image":
-        return `[image: ${item.content.value.mimeType || "unknown type"}, ${item.content.value.data.length} bytes]`;
+      case "image": {
+        const { data, mimeType } = item.content.value;
+        const image = data.length <= IMAGE_MAX_BYTES ? imagePartOf(data, mimeType) : undefined;
+        if (image) images.push(image);
+        return image ? "" : `[image: ${mimeType || "unknown type"}, ${data.length} bytes]`;
+      }
       default:
         return "";
     }
   });
   const text = parts.filter((p) => p !== "").join("\n");
-  if (text === "" && result.structuredContent !== undefined) return truncateMiddle(JSON.stringify(result.structuredContent));
-  return truncateMiddle(text);
+  if (text === "" && result.structuredContent !== undefined)
+    return { text: truncateMiddle(JSON.stringify(result.structuredContent)), images };
+  if (text === "" && images.length > 0) {
+    return { text: `(The MCP tool returned ${images.length === 1 ? "an image" : `${images.length} images`}.)`, images };
+  }
+  return { text: truncateMiddle(text), images };
 }

@@ -1,8 +1,10 @@
 // Read: read_args → read_result. The model gets the text with line numbers
-// ("     7|text") counted from where the window starts.
+// ("     7|text") counted from where the window starts, or an image file as an image.
 import { z } from "zod";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ReadResult, ReadSuccess, ReadToolResultSchema, ToolCall } from "../../proto/gen/agent/v1/agent_pb.ts";
+import { AppError } from "../../proto/connect/error.ts";
+import { IMAGE_MAX_BYTES, imagePartOf } from "../../provider/images.ts";
 import { integer, optional, parseArgs, withAliases } from "./args.ts";
 import { failure, success, toolCard, toUint32 } from "./card.ts";
 import { definitionOf } from "./definitions.ts";
@@ -50,8 +52,35 @@ async function runRead(args: ReadToolArgs, ctx: ToolContext): Promise<ToolResult
   const reply = await nextReply(call, "readResult");
   if (!reply.ok) return readFailure(args, reply.error);
   const result = reply.value.result;
-  if (result.case === "success") return readSuccess(args, result.value);
-  return readFailure(args, readErrorText(args.path, result));
+  if (result.case !== "success") return readFailure(args, readErrorText(args.path, result));
+  const read = await withBlobOutput(result.value, ctx);
+  return typeof read === "string" ? readFailure(args, read) : readSuccess(args, read);
+}
+
+/**
+ * The read with its output inline: a client may leave it in a blob of its own
+ * (output_blob_id, docs/protocol.md#exec), read with get_blob; or why it could not be read.
+ */
+async function withBlobOutput(read: ReadSuccess, ctx: ToolContext): Promise<ReadSuccess | string> {
+  if (read.output.case !== undefined || !read.outputBlobId?.byteLength) return read;
+  let bytes: Uint8Array;
+  try {
+    bytes = await ctx.readBlob(read.outputBlobId);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return `Could not get the content of ${read.path || "the file"} from Cursor: ${err.message}`;
+  }
+  const text = imagePartOf(bytes) ? undefined : utf8(bytes);
+  return { ...read, output: text === undefined ? { case: "data", value: bytes } : { case: "content", value: text } };
+}
+
+/** The bytes as text, or undefined when they are not UTF-8 (a binary file). */
+function utf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 function readFailure(args: ReadToolArgs, message: string): ToolResult {
@@ -81,11 +110,12 @@ function readSuccess(args: ReadToolArgs, read: ReadSuccess): ToolResult {
   const path = read.path || args.path;
   const base = { path, totalLines: Math.max(0, read.totalLines), fileSize: toUint32(read.fileSize), exceededLimit: read.truncated };
   if (read.output.case === "data") {
-    const content = `${path} is a binary file (${read.output.value.length} bytes); its content is not shown.`;
-    return success(
-      content,
-      card(args, { result: { case: "success", value: { ...base, output: { case: "data", value: read.output.value } } } }),
-    );
+    const data = read.output.value;
+    const done = card(args, { result: { case: "success", value: { ...base, output: { case: "data", value: data } } } });
+    // An image file goes to the model as an image (docs/providers.md#images).
+    const image = data.length <= IMAGE_MAX_BYTES ? imagePartOf(data) : undefined;
+    if (image) return { ...success(`${path} is an image (${image.mimeType}, ${data.length} bytes), attached.`, done), images: [image] };
+    return success(`${path} is a binary file (${data.length} bytes); its content is not shown.`, done);
   }
   const window = textWindow(read.output.value ?? "", args, read);
   const isEmpty = window.lines.length === 0;

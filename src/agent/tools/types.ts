@@ -9,7 +9,7 @@ import type {
   InteractionResponse,
   ToolCall,
 } from "../../proto/gen/agent/v1/agent_pb.ts";
-import type { ToolDefinition } from "../../provider/types.ts";
+import type { ImagePart, ToolDefinition } from "../../provider/types.ts";
 import type { SearchConfig } from "../../search/types.ts";
 
 /** The oneof of an ExecServerMessage, e.g. `{ case: "readArgs", value: {...} }`. */
@@ -54,6 +54,8 @@ export interface ToolContext {
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
   /** The web search backend, when one is configured (WebSearch is offered only then). */
   search?: SearchConfig;
+  /** A blob the client holds (get_blob); rejects with an AppError when it cannot be had. */
+  readBlob(id: Uint8Array): Promise<Uint8Array>;
 }
 
 export interface ToolResult {
@@ -62,6 +64,8 @@ export interface ToolResult {
   isError: boolean;
   /** The typed UI card with args and result; the round adds id and timestamps. */
   card: ToolCall;
+  /** Images the model sees with the text (an image file read, an MCP tool's image content). */
+  images?: ImagePart[];
 }
 
 export type ParsedArgs<A> = { ok: true; args: A } | { ok: false; error: string };

@@ -1,0 +1,47 @@
+// The images attached to a user message (selected_context.selected_images): their
+// bytes, inline or from the client's blobs, typed for the providers
+// (docs/protocol.md#run-request).
+import type { SelectedImage } from "../proto/gen/agent/v1/agent_pb.ts";
+import { AppError } from "../proto/connect/error.ts";
+import { IMAGE_MAX_BYTES, imagePartOf } from "../provider/images.ts";
+import type { ImagePart } from "../provider/types.ts";
+import type { RequestChannel } from "./request-channel.ts";
+import { readClientBlobBytes } from "./recovery.ts";
+
+export async function userImages(
+  channel: RequestChannel,
+  selected: readonly SelectedImage[],
+  prefetched: Map<string, Uint8Array> | undefined,
+): Promise<ImagePart[]> {
+  const images: ImagePart[] = [];
+  for (const [index, image] of selected.entries()) {
+    const which = `image ${index + 1} of the message`;
+    const bytes = await imageBytes(channel, image, prefetched, which);
+    if (bytes.byteLength > IMAGE_MAX_BYTES) {
+      throw new AppError("invalid_argument", `${which} is larger than ${IMAGE_MAX_BYTES / 1_000_000} MB, more than every provider takes`);
+    }
+    const part = imagePartOf(bytes, image.mimeType);
+    if (!part) throw new AppError("invalid_argument", `${which} is not a PNG, JPEG, GIF or WebP image`);
+    images.push(part);
+  }
+  return images;
+}
+
+async function imageBytes(
+  channel: RequestChannel,
+  image: SelectedImage,
+  prefetched: Map<string, Uint8Array> | undefined,
+  which: string,
+): Promise<Uint8Array> {
+  const source = image.dataOrBlobId;
+  switch (source.case) {
+    case "data":
+      return source.value;
+    case "blobIdWithData":
+      return source.value.data.byteLength > 0 ? source.value.data : readClientBlobBytes(channel, source.value.blobId, prefetched);
+    case "blobId":
+      return readClientBlobBytes(channel, source.value, prefetched);
+    case undefined:
+      throw new AppError("invalid_argument", `${which} has neither data nor a blob id`);
+  }
+}

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { chatText, createScenario } from "./support/fake-provider.ts";
 import { appendOk, startTurn, updateCase, userMessageAction } from "./support/cursor-client.ts";
+import { offeredTools } from "./support/provider-bodies.ts";
 
 const contents = (body: string) => (JSON.parse(body) as { messages: { content: string | null }[] }).messages.map((m) => m.content);
 
@@ -32,5 +33,18 @@ describe("continuation window", () => {
     expect(two.reader.text()).toBe("second");
     const [, second] = await scenario.requests(2);
     expect(contents(second!.body).slice(-2)).toEqual(["next question", "a late thought"]);
+  });
+
+  it("keeps the previous turn's request context, and so its MCP tools, for a continuation whose message carries none", async () => {
+    const scenario = await createScenario([chatText(["one"]), chatText(["two"])]);
+    const mcpTools = [{ name: "docs-lookup", providerIdentifier: "docs", toolName: "lookup", inputSchemaJson: '{"type":"object"}' }];
+    const { reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `tools ${scenario.marker}`, mcpTools });
+    await reader.until((f) => updateCase(f) === "turnEnded", "the first turn_ended");
+    await reader.send(userMessageAction("again", "m-again"));
+    expect(await reader.end()).toEqual({});
+    const [first, second] = await scenario.requests(2);
+    const names = (body: string) => offeredTools("openai-chat", body).map((t) => t.name);
+    expect(names(first!.body)).toContain("mcp__docs__lookup");
+    expect(names(second!.body)).toEqual(names(first!.body));
   });
 });

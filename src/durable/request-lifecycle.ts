@@ -149,10 +149,12 @@ export function reduce<P>(state: RequestState, event: RequestEvent<P>, nowMs: nu
 function onAppend<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind: "append" }>, nowMs: number): Transition<P> {
   const effects: RequestEffect<P>[] = [];
   let current = state;
-  if (current.kind === "ended" && isRenumbering(current, event)) {
+  if ((current.kind === "ended" || current.kind === "continuable") && isRenumbering(current, event)) {
     // Cursor reused a finished request id and numbers from 0 again: a new stream and
     // seqno order; the appends of the new numbering that overtook its seqno 0 were parked.
-    const parked = current.parked;
+    // A continuation window still open closes first, as completed.
+    const parked = current.kind === "ended" ? current.parked : [];
+    if (current.kind === "continuable") effects.push({ kind: "disarm-continuation" }, { kind: "end-stream", error: undefined });
     current = { kind: "waiting", sinceMs: nowMs, inbox: new OrderedInbox(), firstAppend: undefined };
     for (const p of parked) current.inbox.push(p.seqno, p.message);
     effects.push({ kind: "open-stream" });
@@ -171,7 +173,7 @@ function onAppend<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind
 }
 
 /** A seqno-0 append on a finished request that is not a retry of its first one. */
-function isRenumbering<P>(state: Extract<RequestState, { kind: "ended" }>, event: Extract<RequestEvent<P>, { kind: "append" }>): boolean {
+function isRenumbering<P>(state: Common, event: Extract<RequestEvent<P>, { kind: "append" }>): boolean {
   if (event.seqno !== 0 || state.firstAppend === undefined) return false;
   return !sameBytes(state.firstAppend, event.bytes);
 }

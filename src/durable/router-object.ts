@@ -53,7 +53,7 @@ export class RouterObject extends DurableObject<Env> {
     const known = this.#lookup(requestId);
     if (known !== null || waitMs <= 0) return known;
     // A heartbeat before seqno 0 is answered on the request's RunSSE at once, not after the gap.
-    if (heartbeat) for (const w of this.#waiters.get(requestId) ?? []) w.onHeartbeat?.();
+    if (heartbeat) for (const w of this.#waiters.get(requestId) ?? []) notify(w);
     return new Promise<string | null>((resolve) => {
       const set = this.#waiters.get(requestId) ?? new Set<Waiter>();
       this.#waiters.set(requestId, set);
@@ -103,4 +103,14 @@ const ROUTE_PREFIX = "route:";
 
 function routeKey(requestId: string): string {
   return ROUTE_PREFIX + requestId;
+}
+
+/** Tells a waiting RunSSE of a heartbeat; one that has gone away meanwhile needs nothing more. */
+function notify(waiter: Waiter): void {
+  try {
+    const sent: unknown = waiter.onHeartbeat?.();
+    if (sent instanceof Promise) sent.catch(() => undefined);
+  } catch {
+    // The RunSSE's callback is gone (its client left): nothing to tell.
+  }
 }

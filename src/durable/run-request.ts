@@ -1,7 +1,7 @@
 // Reading a run_request: `planRun` turns it into the run's input (model, action,
 // tools, the client's own copy of the conversation) or a clear error. Pure: it
 // reads the catalogue and the stored conversation and changes nothing.
-import type { AgentRunRequest, ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentRunRequest, ConversationAction, UserMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { toHex } from "../proto/bytes.ts";
 import type { RunAction, RunInput } from "../agent/run.ts";
@@ -68,22 +68,16 @@ export function planRun(
  * latest plan (model, tools, client state) with this message as its action.
  */
 export function planContinuation(previous: RunPlan, action: ConversationAction): { plan: RunPlan } | { error: AppError } {
-  if (action.action.case !== "userMessageAction")
-    return { error: new AppError("invalid_argument", "only a user message continues a turn") };
-  const user = action.action.value.userMessage;
-  if (storedSize(user?.text ?? "") > USER_TEXT_MAX_BYTES) {
-    return { error: new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`) };
-  }
-  const text = user?.text ?? "";
-  const runAction: RunAction =
-    text.trim() === "/summarize" ? { kind: "summarize" } : { kind: "user_message", messageId: user?.messageId ?? "", text };
+  const user = action.action.case === "userMessageAction" ? action.action.value.userMessage : undefined;
+  const planned = userMessageAction(user);
+  if ("error" in planned) return planned;
   // The conversation is stored by now: the client's copy is not needed again. The message's own
-  // request context (if any) is the next turn's, with the blobs the run_request pushed.
+  // request context is the next turn's; without one the turn keeps the previous one (its tools).
   const { clientState: _recovered, context: previousContext, ...rest } = previous;
   const source = contextSourceOf(action);
-  const context = source && { source, prefetched: previousContext?.prefetched ?? new Map<string, Uint8Array>() };
+  const context = source ? { source, prefetched: previousContext?.prefetched ?? new Map<string, Uint8Array>() } : previousContext;
   const state = { ...previous.state, mode: user?.mode || previous.state.mode };
-  return { plan: { ...rest, action: runAction, state, ...(context && { context }) } };
+  return { plan: { ...rest, action: planned.action, state, ...(context && { context }) } };
 }
 
 /** The requested model (or the conversation's last one), with Cursor's parameters applied. */
@@ -112,23 +106,8 @@ function storedSize(text: string): number {
 function runAction(request: AgentRunRequest): { action: RunAction } | { error: AppError } {
   const action = request.action?.action;
   switch (action?.case) {
-    case "userMessageAction": {
-      const user = action.value.userMessage;
-      if (user?.text.trim() === "/summarize") return { action: { kind: "summarize" } };
-      if (storedSize(user?.text ?? "") > USER_TEXT_MAX_BYTES) {
-        return { error: new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`) };
-      }
-      return {
-        action: {
-          kind: "user_message",
-          messageId: user?.messageId ?? "",
-          text: user?.text ?? "",
-          // Cursor moves a long message into a blob and sends its id instead of the text.
-          ...(!user?.text && user?.textBlobId?.byteLength ? { textBlobId: user.textBlobId } : {}),
-          ...(user?.selectedContext?.selectedImages.length && { images: user.selectedContext.selectedImages }),
-        },
-      };
-    }
+    case "userMessageAction":
+      return userMessageAction(action.value.userMessage);
     case "resumeAction":
       return { action: { kind: "resume" } };
     case "summarizeAction":
@@ -136,6 +115,24 @@ function runAction(request: AgentRunRequest): { action: RunAction } | { error: A
     default:
       return { error: new AppError("unimplemented", `conversation action ${action?.case ?? "(none)"} is not supported yet`) };
   }
+}
+
+/** A user message as a run's action: its text (or text blob), its images, or `/summarize`. */
+function userMessageAction(user: UserMessage | undefined): { action: RunAction } | { error: AppError } {
+  if (user?.text.trim() === "/summarize") return { action: { kind: "summarize" } };
+  if (storedSize(user?.text ?? "") > USER_TEXT_MAX_BYTES) {
+    return { error: new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`) };
+  }
+  return {
+    action: {
+      kind: "user_message",
+      messageId: user?.messageId ?? "",
+      text: user?.text ?? "",
+      // Cursor moves a long message into a blob and sends its id instead of the text.
+      ...(!user?.text && user?.textBlobId?.byteLength ? { textBlobId: user.textBlobId } : {}),
+      ...(user?.selectedContext?.selectedImages.length && { images: user.selectedContext.selectedImages }),
+    },
+  };
 }
 
 /** The request context the action carries (docs/request-context.md), with the blobs pushed alongside. */

@@ -42,6 +42,11 @@ export class EarlyHeartbeats {
             return;
           }
           inner = (await route.open()).getReader();
+          // The client may have left while the conversation's stream was opening.
+          if (cancelled) {
+            await inner.cancel();
+            return;
+          }
           for (;;) {
             const { value, done } = await inner.read();
             if (done) break;

@@ -328,4 +328,14 @@ describe("request lifecycle", () => {
     d.append(1, runRequest("two"));
     expect(d.take().map((e) => e.kind)).toEqual(["release", "disarm-continuation", "end-stream", "open-stream", "start-run", "arm-grace"]);
   });
+
+  it("renumbers a request reused inside its continuation window: the window closes with {}, the new run_request starts on a fresh stream", () => {
+    const d = new Driver();
+    d.append(0, runRequest("one"));
+    d.send({ kind: "run-finished", runId: "run-one", error: undefined, continuable: true });
+    d.take();
+    expect(d.append(0, runRequest("two")).status).toBe("accepted");
+    expect(d.take().map((e) => e.kind)).toEqual(["disarm-continuation", "end-stream", "open-stream", "release", "start-run"]);
+    expect(d.state).toMatchObject({ kind: "running", runId: "run-two" });
+  });
 });

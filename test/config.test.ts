@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { modelCatalogFromEnv } from "../src/config/models.ts";
 import { checkUpstreamUrl } from "../src/config/upstream-url.ts";
+import { PRIVATE_HOSTS, PUBLIC_HOSTS } from "./support/upstream-hosts.ts";
 
 const PRIVATE_HOST = /loopback or private address/;
 /** The catalog the worker reads from its env. */
@@ -27,6 +28,12 @@ describe("upstream URL guard", () => {
     for (const host of ["api.openai.com", "8.8.8.8", "[2606:4700::1111]"]) {
       expect(checkUpstreamUrl(`https://${host}/v1`, false), host).toBeUndefined();
     }
+  });
+
+  it("refuses every spelling of a private destination under the Workers URL parser too", () => {
+    for (const host of Object.values(PRIVATE_HOSTS).flat())
+      expect(checkUpstreamUrl(`https://${host}/v1`, false), host).toMatch(PRIVATE_HOST);
+    for (const host of PUBLIC_HOSTS) expect(checkUpstreamUrl(`https://${host}/v1`, false), host).toBeUndefined();
   });
 
   it("refuses private or plain-http base URLs unless private upstreams are allowed", () => {

@@ -50,7 +50,7 @@ export interface SessionDeps {
   onRunFinished: (summary: RunSummary) => void;
 }
 
-interface RunSummary {
+export interface RunSummary {
   runId: string;
   conversationId: string;
   model: string;
@@ -59,6 +59,8 @@ interface RunSummary {
 
 export interface AppendInput {
   principal: string;
+  /** The principal's team (hosted users), for usage records. */
+  teamId?: string;
   conversationId: string;
   requestId: string;
   seqno: number;

@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { authenticate, type Principal } from "./auth/principal.ts";
 import { UNARY_ROUTES } from "./catalog/unary-routes.ts";
 import { modelCatalogFromEnv } from "./config/models.ts";
+import { reportSettingsOnce } from "./config/settings-report.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http.ts";
 import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
@@ -18,6 +19,11 @@ export { RouterObject } from "./durable/router-object.ts";
 type HonoEnv = { Bindings: AppEnv; Variables: { principal: Principal } };
 
 const app = new Hono<HonoEnv>();
+
+app.use("*", async function reportSettings(c, next) {
+  reportSettingsOnce(c.env);
+  await next();
+});
 
 app.get("/", (c) => c.json({ service: "byok-edge", protocol: "cursor agent.v1 over Connect" }));
 

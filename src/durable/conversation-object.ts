@@ -4,7 +4,7 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/do/migrations.js";
-import { modelCatalogFromEnv } from "../config/models.ts";
+import { modelCatalogFor } from "../config/principal-models.ts";
 import { searchSettingFromEnv } from "../config/search.ts";
 import { createProvider } from "../provider/index.ts";
 import { ConversationStore, type RunRecord } from "../store/conversation-store.ts";
@@ -40,7 +40,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
       store: this.#store,
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       continuationWindowMs: windowMs(env.BYOK_CONTINUATION_WINDOW_MS),
-      catalog: () => modelCatalogFromEnv(env),
+      catalog: () => modelCatalogFor(env, this.#principal),
       search: () => searchSettingFromEnv(env).config,
       provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),
       onRunFinished: (summary) => ctx.waitUntil(this.#recordUsage(summary)),

@@ -1,6 +1,7 @@
 // The edge: authenticates, validates, and routes. It holds no state; agent runs
 // live in per-conversation Durable Objects, found through per-principal routers.
 import { Hono } from "hono";
+import { adminApi } from "./admin/api.ts";
 import { authenticate, type RunnerPrincipal, requireRunner } from "./auth/principal.ts";
 import { UNARY_ROUTES } from "./catalog/unary-routes.ts";
 import { modelCatalogFor } from "./config/principal-models.ts";
@@ -26,6 +27,9 @@ app.use("*", async function reportSettings(c, next) {
 });
 
 app.get("/", (c) => c.json({ service: "byok-edge", protocol: "cursor agent.v1 over Connect" }));
+
+// The admin API answers in its own JSON error shape and authenticates itself (docs/hosting.md#admin-api).
+app.route("/", adminApi);
 
 // Every Cursor call: a principal that runs turns (the operator does not).
 app.use("*", async function requirePrincipal(c, next) {

@@ -3,6 +3,7 @@
 // schemas) with interactive docs at /api/docs. Every /api/v1 route needs a bearer
 // token; one file per resource, listed in RESOURCES.
 import { swaggerUI } from "@hono/swagger-ui";
+import { bodyLimit } from "hono/body-limit";
 import { authenticate } from "../auth/principal.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { adminRoutes } from "./context.ts";
@@ -14,6 +15,8 @@ import { userRoutes } from "./users.ts";
 
 /** The resources under /api/v1; a new one (credentials, models, usage, rewrap) is a file beside these and a line here. */
 const RESOURCES = [meRoutes, teamRoutes, userRoutes, tokenRoutes];
+
+const BODY_MAX_BYTES = 64 * 1024;
 
 const DOCUMENT = {
   openapi: "3.1.0",
@@ -39,6 +42,17 @@ adminApi.use("/v1/*", async (c, next) => {
   c.set("principal", await authenticate(c.req.raw, c.env, c.executionCtx));
   await next();
 });
+
+// Admin bodies are a few fields; anything much larger is refused before it is read.
+adminApi.use(
+  "/v1/*",
+  bodyLimit({
+    maxSize: BODY_MAX_BYTES,
+    onError: () => {
+      throw new AppError("resource_exhausted", `the body is larger than ${BODY_MAX_BYTES / 1024} KiB`);
+    },
+  }),
+);
 
 for (const resource of RESOURCES) adminApi.route("/v1", resource);
 

@@ -48,7 +48,7 @@ export interface RunRecord {
 }
 
 /** One provider call of a run as the D1 records copy it. */
-export interface RunCall {
+interface RunCall {
   callId: string;
   providerType: string;
   status: LlmCallStatus;

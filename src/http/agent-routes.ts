@@ -11,7 +11,7 @@ import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import { EndStreamWatcher } from "../proto/connect/envelope.ts";
 import { conversationName, routerName } from "../durable/names.ts";
 import { ROUTE_WAIT_MS } from "../durable/router-object.ts";
-import type { RunnerPrincipal } from "../auth/principal.ts";
+import type { Principal } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
 import { readUnaryBody, streamResponse } from "./connect-http.ts";
 import { EarlyHeartbeats } from "./early-stream.ts";
@@ -22,7 +22,7 @@ const ID_MAX_CHARS = 256;
 const PARENT_REQUEST_HEADER = "x-parent-request-id";
 const PARENT_TOOL_CALL_HEADER = "x-parent-agent-tool-call-id";
 
-export async function handleRunSse(request: Request, env: AppEnv, principal: RunnerPrincipal): Promise<Response> {
+export async function handleRunSse(request: Request, env: AppEnv, principal: Principal): Promise<Response> {
   checkSubagentHeaders(request);
   const body = await readUnaryBody(request);
   const requestId = decodeOrThrow(() => fromBinary(BidiRequestIdSchema, body), "BidiRequestId").requestId;
@@ -41,14 +41,14 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Run
 }
 
 /** The conversation's stream for this request, with the client's going away reported at once. */
-async function conversationStream(env: AppEnv, principal: RunnerPrincipal, requestId: string, conversationId: string) {
+async function conversationStream(env: AppEnv, principal: Principal, requestId: string, conversationId: string) {
   const stub = conversationStub(env, principal, conversationId);
   const { id, stream } = await stub.subscribe(requestId);
   const onCancel = () => (id ? stub.unsubscribe(requestId, id) : Promise.resolve());
   return forwardCancel(stream, onCancel);
 }
 
-export async function handleBidiAppend(request: Request, env: AppEnv, principal: RunnerPrincipal): Promise<void> {
+export async function handleBidiAppend(request: Request, env: AppEnv, principal: Principal): Promise<void> {
   const parent = checkSubagentHeaders(request);
   const body = await readUnaryBody(request);
   const append = decodeOrThrow(() => fromBinary(BidiAppendRequestSchema, body), "BidiAppendRequest");
@@ -80,7 +80,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
   }
 }
 
-async function bindConversation(env: AppEnv, principal: RunnerPrincipal, requestId: string, message: AgentClientMessage): Promise<string> {
+async function bindConversation(env: AppEnv, principal: Principal, requestId: string, message: AgentClientMessage): Promise<string> {
   const run = message.message.case === "runRequest" ? message.message.value : undefined;
   // Without a conversation id, the request id names the conversation (docs/protocol.md#bidiappend).
   const conversationId = run?.conversationId || requestId;
@@ -139,11 +139,11 @@ function forwardCancel(source: ReadableStream<Uint8Array>, onCancel: () => Promi
   );
 }
 
-function routerStub(env: AppEnv, principal: RunnerPrincipal) {
+function routerStub(env: AppEnv, principal: Principal) {
   return env.ROUTER.getByName(routerName(principal.id));
 }
 
-function conversationStub(env: AppEnv, principal: RunnerPrincipal, conversationId: string) {
+function conversationStub(env: AppEnv, principal: Principal, conversationId: string) {
   return env.CONVERSATION.getByName(conversationName(principal.id, conversationId));
 }
 

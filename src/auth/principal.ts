@@ -29,7 +29,7 @@ interface UserPrincipal {
   tokenId: string;
 }
 
-export interface AuthEnv {
+interface AuthEnv {
   ADMIN_TOKEN?: string;
   BYOK_TOKEN?: string;
   DB: D1Database;
@@ -47,7 +47,7 @@ export async function authenticate(
 ): Promise<Principal> {
   const given = bearerToken(request);
   if (given !== undefined) {
-    // Both compared every time, in constant time, so timing tells nothing about either.
+    // Each configured secret is compared, in constant time, whichever matches.
     const [operator, local] = await Promise.all([sameSecret(given, env.ADMIN_TOKEN), sameSecret(given, env.BYOK_TOKEN)]);
     if (operator) return OPERATOR;
     if (local) return LOCAL;

@@ -2,9 +2,10 @@
 // offline, with local D1 migrations applied first. Starts without .dev.vars too,
 // and says what to configure.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseEnv } from "node:util";
+import { experimental_readRawConfig } from "wrangler";
 
 const root = resolve(import.meta.dirname, "..");
 const wrangler = resolve(root, "node_modules/.bin/wrangler");
@@ -17,11 +18,14 @@ const env = {
 };
 
 const devVarsPath = resolve(root, ".dev.vars");
-if (!existsSync(devVarsPath)) {
+const devVars = existsSync(devVarsPath) ? parseEnv(readFileSync(devVarsPath, "utf8")) : {};
+if (!devVars.BYOK_TOKEN && !devVars.ADMIN_TOKEN) {
   console.warn(
     [
-      "byok-edge: no .dev.vars found. The server starts, but refuses every request until you configure it:",
-      "  cp .dev.vars.example .dev.vars   # then set BYOK_TOKEN and BYOK_MODELS",
+      `byok-edge: ${existsSync(devVarsPath) ? ".dev.vars sets neither BYOK_TOKEN nor ADMIN_TOKEN" : "no .dev.vars found"}.`,
+      "The server starts, but refuses every request until you configure it:",
+      "  cp .dev.vars.example .dev.vars   # then set BYOK_TOKEN and BYOK_MODELS (one user),",
+      "                                   # or ADMIN_TOKEN and KEY_ENCRYPTION_KEY (teams: docs/hosting.md)",
       "",
     ].join("\n"),
   );
@@ -38,13 +42,22 @@ const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "byok-edge", "
 });
 if (migrate.status !== 0) console.warn("byok-edge: applying local D1 migrations failed; usage will not be recorded");
 
-// wrangler dev reads only the required secrets and the [vars] from .dev.vars; optional
-// secrets are passed on as --var so they work locally too.
-const OPTIONAL_SECRETS = ["BYOK_SEARCH"];
-const devVars = existsSync(devVarsPath) ? parseEnv(readFileSync(devVarsPath, "utf8")) : {};
-const optional = OPTIONAL_SECRETS.flatMap((name) => (devVars[name] ? ["--var", `${name}:${devVars[name]}`] : []));
+// Every secret is optional, so wrangler.toml requires none, and wrangler dev then reads only
+// the [vars] from .dev.vars. A copy of the config that requires what .dev.vars holds makes
+// wrangler read those as secrets (never printed, unlike --var values). Its own --config wins.
+const ownConfig = args.some((a) => a === "--config" || a === "-c" || a.startsWith("--config="));
+const config = ownConfig ? [] : ["--config", writeDevConfig()];
+
+function writeDevConfig(): string {
+  const { rawConfig } = experimental_readRawConfig({ config: resolve(root, "wrangler.toml") });
+  const required = Object.keys(devVars).filter((name) => !(name in (rawConfig.vars ?? {})));
+  // Beside wrangler.toml, so its relative paths, .dev.vars and .wrangler/ state stay the same.
+  const path = resolve(root, ".wrangler.dev.json");
+  writeFileSync(path, `${JSON.stringify({ ...rawConfig, secrets: { required } }, null, 2)}\n`);
+  return path;
+}
 
 const hasIp = args.some((a) => a === "--ip" || a.startsWith("--ip="));
-const child = spawn(wrangler, ["dev", ...(hasIp ? [] : ["--ip", "127.0.0.1"]), ...optional, ...args], { cwd: root, env, stdio: "inherit" });
+const child = spawn(wrangler, ["dev", ...(hasIp ? [] : ["--ip", "127.0.0.1"]), ...config, ...args], { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,7 +1,13 @@
 // Bindings and vars beyond what `wrangler types` sees in wrangler.toml: secrets
 // and .dev.vars entries. Env itself is generated (worker-configuration.d.ts).
 interface Secrets {
-  /** Bearer token a client must present in local single-user mode. */
+  /** The operator's bearer token (docs/hosting.md#secrets); absent, the operator API answers unimplemented. */
+  ADMIN_TOKEN?: string;
+  /** 32 random bytes, base64: wraps each team's data key (src/crypto). */
+  KEY_ENCRYPTION_KEY?: string;
+  /** The key-encryption key before a rotation, until every data key is re-wrapped. */
+  KEY_ENCRYPTION_KEY_PREVIOUS?: string;
+  /** Bearer token of the built-in single-user principal "local". */
   BYOK_TOKEN?: string;
   /** JSON array of model configurations (see README). */
   BYOK_MODELS?: string;

@@ -1,9 +1,11 @@
 // The edge: authenticates, validates, and routes. It holds no state; agent runs
 // live in per-conversation Durable Objects, found through per-principal routers.
 import { Hono } from "hono";
-import { authenticate, type Principal } from "./auth/principal.ts";
+import { adminApi } from "./admin/api.ts";
+import { authenticate, type RunnerPrincipal, requireRunner } from "./auth/principal.ts";
 import { UNARY_ROUTES } from "./catalog/unary-routes.ts";
-import { modelCatalogFromEnv } from "./config/models.ts";
+import { modelCatalogFor } from "./config/principal-models.ts";
+import { reportSettingsOnce } from "./config/settings-report.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http.ts";
 import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
@@ -15,14 +17,23 @@ import { errorKind } from "./proto/connect/log-safe.ts";
 export { ConversationObject } from "./durable/conversation-object.ts";
 export { RouterObject } from "./durable/router-object.ts";
 
-type HonoEnv = { Bindings: AppEnv; Variables: { principal: Principal } };
+type HonoEnv = { Bindings: AppEnv; Variables: { principal: RunnerPrincipal } };
 
 const app = new Hono<HonoEnv>();
 
+app.use("*", async function reportSettings(c, next) {
+  reportSettingsOnce(c.env);
+  await next();
+});
+
 app.get("/", (c) => c.json({ service: "byok-edge", protocol: "cursor agent.v1 over Connect" }));
 
+// The admin API answers in its own JSON error shape and authenticates itself (docs/hosting.md#admin-api).
+app.route("/", adminApi);
+
+// Every Cursor call: a principal that runs turns (the operator does not).
 app.use("*", async function requirePrincipal(c, next) {
-  c.set("principal", await authenticate(c.req.raw, c.env));
+  c.set("principal", requireRunner(await authenticate(c.req.raw, c.env, c.executionCtx)));
   await next();
 });
 
@@ -35,19 +46,20 @@ app.post("/aiserver.v1.BidiService/BidiAppend", async (c) => {
 
 app.route("/__bench", benchRoutes); // answers only when BYOK_BENCH_ROUTES is "true"
 
-// Operator tools (JSON, same bearer token): test a configured model.
+// Test one of the caller's models (JSON, same bearer token).
 app.post("/byok/v1/models/:name/check", async (c) => {
   const body = c.req.header("content-type")?.includes("json") ? await c.req.json().catch(() => null) : undefined;
   if (body === null) throw new AppError("invalid_argument", "the body is not valid JSON");
-  return c.json(await checkModel(c.env, c.req.param("name"), body));
+  return c.json(await checkModel(modelCatalogFor(c.env, c.var.principal.id), c.req.param("name"), body));
 });
 
 app.post("/:service/:method", async (c) => {
   const handler = UNARY_ROUTES.get(new URL(c.req.url).pathname);
   if (!handler) throw unimplemented(c.req.path);
   await readUnaryBody(c.req.raw); // validates framing; requests carry nothing we need
-  const models = modelCatalogFromEnv(c.env).models;
-  return protoResponse(handler({ models, principal: c.var.principal.id }));
+  const principal = c.var.principal;
+  const models = modelCatalogFor(c.env, principal.id).models;
+  return protoResponse(handler({ models, principal: principal.id, ...(principal.kind === "user" && { email: principal.email }) }));
 });
 
 app.all("*", (c) => {

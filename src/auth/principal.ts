@@ -1,29 +1,126 @@
-// Who is calling. In local single-user mode the only principal is "local", proven
-// by BYOK_TOKEN; every object name is scoped by the principal, so nobody can
-// reach another principal's conversations.
+// Who is calling (docs/hosting.md#principals). ADMIN_TOKEN is the operator;
+// BYOK_TOKEN is the built-in single-user principal "local"; a `byok_…` user token
+// is a user of a team, looked up in D1 through the per-isolate token cache.
+// Every object name is scoped by the principal's id, so nobody can reach another
+// principal's conversations (src/durable/names.ts).
 import { AppError } from "../proto/connect/error.ts";
+import { errorKind } from "../proto/connect/log-safe.ts";
+import { d1 } from "../store/d1/db.ts";
+import type { Role } from "../store/d1/schema/accounts.ts";
+import { ownerOfTokenHash, touchToken } from "../store/d1/tokens.ts";
+import { TokenCache } from "./token-cache.ts";
+import { isUserTokenShape, userTokenHash } from "./user-token.ts";
 
-export interface Principal {
+/** The id of the single-user principal; user ids start with `usr_`, so none can equal it. */
+export const LOCAL_PRINCIPAL_ID = "local";
+
+export type Principal = { kind: "local"; id: typeof LOCAL_PRINCIPAL_ID } | { kind: "operator"; id: "operator" } | UserPrincipal;
+
+/** A principal that runs turns: everyone but the operator. */
+export type RunnerPrincipal = Exclude<Principal, { kind: "operator" }>;
+
+interface UserPrincipal {
+  kind: "user";
+  /** The user id: what object names are scoped by. */
   id: string;
+  teamId: string;
+  role: Role;
+  email: string;
+  tokenId: string;
 }
 
-const LOCAL_PRINCIPAL: Principal = { id: "local" };
+interface AuthEnv {
+  ADMIN_TOKEN?: string;
+  BYOK_TOKEN?: string;
+  DB: D1Database;
+}
 
-export async function authenticate(request: Request, env: { BYOK_TOKEN?: string }): Promise<Principal> {
-  const expected = env.BYOK_TOKEN;
-  if (!expected) {
-    throw new AppError("unauthenticated", "byok-edge has no BYOK_TOKEN configured; set it in .dev.vars or as a secret");
+const LOCAL: Principal = { kind: "local", id: LOCAL_PRINCIPAL_ID };
+const OPERATOR: Principal = { kind: "operator", id: "operator" };
+
+const tokenCache = new TokenCache();
+
+export async function authenticate(
+  request: Request,
+  env: AuthEnv,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+): Promise<Principal> {
+  const given = bearerToken(request);
+  if (given !== undefined) {
+    // Each configured secret is compared, in constant time, whichever matches.
+    const [operator, local] = await Promise.all([sameSecret(given, env.ADMIN_TOKEN), sameSecret(given, env.BYOK_TOKEN)]);
+    if (operator) return OPERATOR;
+    if (local) return LOCAL;
+    if (isUserTokenShape(given)) {
+      const user = await userOfToken(given, env.DB, ctx);
+      if (user) return user;
+    }
   }
-  const header = request.headers.get("authorization") ?? "";
-  const match = header.match(/^Bearer\s+(.+)$/i);
-  if (!match?.[1] || !(await sameSecret(match[1].trim(), expected))) {
-    throw new AppError("unauthenticated", "missing or invalid bearer token");
+  if (!env.ADMIN_TOKEN && !env.BYOK_TOKEN && (given === undefined || !isUserTokenShape(given))) {
+    throw new AppError(
+      "unauthenticated",
+      "byok-edge has neither BYOK_TOKEN (single user) nor ADMIN_TOKEN (hosting) configured; set one in .dev.vars or as a secret",
+    );
   }
-  return LOCAL_PRINCIPAL;
+  throw new AppError("unauthenticated", "missing or invalid bearer token");
+}
+
+/** The operator manages the deployment; it never runs turns (docs/hosting.md#principals). */
+export function requireRunner(principal: Principal): RunnerPrincipal {
+  if (principal.kind === "operator") {
+    throw new AppError("permission_denied", "the operator token (ADMIN_TOKEN) manages the deployment; use a user token to run the agent");
+  }
+  return principal;
+}
+
+/** This isolate forgets a token or a user's tokens at once (other isolates within 5 s). */
+export function forgetCachedToken(tokenId: string): void {
+  tokenCache.forgetToken(tokenId);
+}
+
+export function forgetCachedUser(userId: string): void {
+  tokenCache.forgetUser(userId);
+}
+
+/** @internal Tests move the token cache's clock instead of sleeping. */
+export function setTokenClock(now: () => number): void {
+  tokenCache.setClock(now);
+}
+
+async function userOfToken(token: string, database: D1Database, ctx: { waitUntil(promise: Promise<unknown>): void }) {
+  const db = d1(database);
+  let owner: Awaited<ReturnType<typeof ownerOfTokenHash>>;
+  try {
+    owner = await tokenCache.resolve(await userTokenHash(token), {
+      lookup: (hash, nowMs) => ownerOfTokenHash(db, hash, nowMs),
+      touch: (tokenId, nowMs, intervalMs) => touchToken(db, tokenId, nowMs, intervalMs),
+      waitUntil: (promise) => ctx.waitUntil(promise),
+    });
+  } catch (err) {
+    console.error("byok-edge: token lookup failed:", errorKind(err));
+    throw new AppError("unavailable", "the token could not be checked just now; try again");
+  }
+  if (!owner) return undefined;
+  const user: UserPrincipal = {
+    kind: "user",
+    id: owner.userId,
+    teamId: owner.teamId,
+    role: owner.role,
+    email: owner.email,
+    tokenId: owner.tokenId,
+  };
+  return user;
+}
+
+function bearerToken(request: Request): string | undefined {
+  const match = (request.headers.get("authorization") ?? "").match(/^Bearer\s+(.+)$/i);
+  const token = match?.[1]?.trim();
+  return token ? token : undefined;
 }
 
 /** Constant-time comparison of digests, so neither length nor content leaks through timing. */
-async function sameSecret(given: string, expected: string): Promise<boolean> {
+async function sameSecret(given: string, expected: string | undefined): Promise<boolean> {
+  if (!expected) return false;
   const enc = new TextEncoder();
   const [a, b] = await Promise.all([
     crypto.subtle.digest("SHA-256", enc.encode(given)),

@@ -20,6 +20,8 @@ import { availableModels, defaultModel, defaultModelForCli, defaultModelNudgeDat
 interface UnaryContext {
   models: ModelConfig[];
   principal: string;
+  /** A hosted user's email; the single-user principal has none. */
+  email?: string;
 }
 
 type Handler = (ctx: UnaryContext) => Uint8Array;
@@ -42,7 +44,7 @@ const serverConfig = reply(GetServerConfigResponseSchema, () =>
 const usable = reply(GetUsableModelsResponseSchema, (ctx) => usableModels(ctx.models));
 const defaultForCli = reply(GetDefaultModelForCliResponseSchema, (ctx) => defaultModelForCli(ctx.models));
 
-const accountEmail = (ctx: UnaryContext) => `${ctx.principal}@byok-edge.invalid`;
+const accountEmail = (ctx: UnaryContext) => ctx.email ?? `${ctx.principal}@byok-edge.invalid`;
 
 export const UNARY_ROUTES: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ["/aiserver.v1.AiService/GetServerConfig", serverConfig],

@@ -4,20 +4,22 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/do/migrations.js";
-import { modelCatalogFromEnv } from "../config/models.ts";
+import { modelCatalogFor } from "../config/principal-models.ts";
 import { searchSettingFromEnv } from "../config/search.ts";
 import { createProvider } from "../provider/index.ts";
-import { ConversationStore } from "../store/conversation-store.ts";
-import { recordRunUsage } from "../store/usage.ts";
+import { ConversationStore, type RunRecord } from "../store/conversation-store.ts";
+import { recordRunUsage } from "../store/d1/usage.ts";
 import type { AppEnv } from "../env.ts";
-import { ConversationSession, type AppendInput, type AppendResult } from "./session.ts";
+import { ConversationSession, type AppendInput, type AppendResult, type RunSummary } from "./session.ts";
 import type { Subscription } from "./outbox.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
 
 export class ConversationObject extends DurableObject<AppEnv> {
   readonly #store: ConversationStore;
   readonly #session: ConversationSession;
+  /** Every call names the one principal this object belongs to (its name is scoped by it). */
   #principal = "";
+  #teamId: string | null = null;
   #initError: unknown;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
@@ -39,21 +41,10 @@ export class ConversationObject extends DurableObject<AppEnv> {
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       continuationWindowMs: windowMs(env.BYOK_CONTINUATION_WINDOW_MS),
       contextTimeoutMs: Number(env.BYOK_CONTEXT_TIMEOUT_MS) || 30_000,
-      catalog: () => modelCatalogFromEnv(env),
+      catalog: () => modelCatalogFor(env, this.#principal),
       search: () => searchSettingFromEnv(env).config,
       provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),
-      onRunFinished: (summary) => {
-        ctx.waitUntil(
-          recordRunUsage(env.DB, {
-            principal: this.#principal,
-            conversationId: summary.conversationId,
-            runId: summary.runId,
-            model: summary.model,
-            status: summary.outcome.status,
-            usage: summary.outcome.usage,
-          }),
-        );
-      },
+      onRunFinished: (summary) => ctx.waitUntil(this.#recordUsage(summary)),
     });
   }
 
@@ -71,7 +62,27 @@ export class ConversationObject extends DurableObject<AppEnv> {
   append(input: AppendInput): AppendResult {
     this.#ready();
     this.#principal = input.principal;
+    this.#teamId = input.teamId ?? null;
     return this.#session.append(input);
+  }
+
+  async #recordUsage(summary: RunSummary): Promise<void> {
+    let record: RunRecord | undefined;
+    try {
+      record = this.#store.runRecord(summary.runId);
+    } catch (err) {
+      console.error("byok-edge: could not read a run's provider calls", summary.runId, errorKind(err));
+    }
+    await recordRunUsage(this.env.DB, {
+      principal: this.#principal,
+      teamId: this.#teamId,
+      conversationId: summary.conversationId,
+      runId: summary.runId,
+      model: summary.model,
+      status: summary.outcome.status,
+      usage: summary.outcome.usage,
+      record,
+    });
   }
 
   /** Checked on every call, outside blockConcurrencyWhile (a throw inside it would break the input gate). */

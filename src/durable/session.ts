@@ -52,7 +52,7 @@ export interface SessionDeps {
   onRunFinished: (summary: RunSummary) => void;
 }
 
-interface RunSummary {
+export interface RunSummary {
   runId: string;
   conversationId: string;
   model: string;
@@ -61,6 +61,8 @@ interface RunSummary {
 
 export interface AppendInput {
   principal: string;
+  /** The principal's team (hosted users), for usage records. */
+  teamId?: string;
   conversationId: string;
   requestId: string;
   seqno: number;

@@ -68,6 +68,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
       : routed(await routerStub(env, principal).resolve(requestId, { heartbeat: message.message.case === "clientHeartbeat" }));
   const result = await conversationStub(env, principal, conversationId).append({
     principal: principal.id,
+    ...(principal.kind === "user" && { teamId: principal.teamId }),
     conversationId,
     requestId,
     seqno,

@@ -1,12 +1,11 @@
 // "Test this model": one small request that measures time to first token and
 // tokens per second, or shows the provider's error (already redacted).
 import { z } from "zod";
-import { modelCatalogFromEnv } from "../config/models.ts";
+import type { ModelCatalog } from "../config/models.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { createProvider } from "../provider/index.ts";
 import { ProviderError } from "../provider/failure.ts";
 import type { CallTimings, ModelConfig } from "../provider/types.ts";
-import type { AppEnv } from "../env.ts";
 
 const CHECK_PROMPT = "Reply with the single word OK.";
 /** A check never waits longer than this for the provider. */
@@ -26,8 +25,8 @@ export interface ModelCheckResult {
   error?: { kind: string; status?: number; message: string };
 }
 
-export async function checkModel(env: AppEnv, name: string, rawBody: unknown): Promise<ModelCheckResult> {
-  const catalog = modelCatalogFromEnv(env);
+/** Checks one of the caller's models (its catalogue: src/config/principal-models.ts). */
+export async function checkModel(catalog: ModelCatalog, name: string, rawBody: unknown): Promise<ModelCheckResult> {
   const model = catalog.models.find((m) => m.name === name);
   if (!model) {
     const problem = catalog.problems.get(name);

@@ -53,6 +53,32 @@ export interface LlmCallOutcome {
   error?: string;
 }
 
+/** A run as the D1 records copy it (src/store/d1/usage.ts). */
+export interface RunRecord {
+  requestId: string;
+  startedAtMs: number;
+  calls: RunCall[];
+}
+
+/** One provider call of a run as the D1 records copy it. */
+interface RunCall {
+  callId: string;
+  providerType: string;
+  status: LlmCallStatus;
+  httpStatus: number | null;
+  finishReason: string | null;
+  attempt: number;
+  createdAtMs: number;
+  ttfbMs: number | null;
+  ttftMs: number | null;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  reasoningTokens: number | null;
+}
+
 export interface StoredMessage {
   seq: number;
   messageKey: string | null;
@@ -217,6 +243,35 @@ export class ConversationStore {
       })
       .where(and(eq(llmCalls.callId, callId), eq(llmCalls.status, "running")))
       .run();
+  }
+
+  /** A run's request, start and provider calls with their timings and token counts (no text), for the D1 records. */
+  runRecord(runId: string): RunRecord | undefined {
+    const run = this.db.select({ requestId: runs.requestId, startedAtMs: runs.createdAtMs }).from(runs).where(eq(runs.runId, runId)).get();
+    if (!run) return undefined;
+    const calls = this.db
+      .select({
+        callId: llmCalls.callId,
+        providerType: llmCalls.providerType,
+        status: llmCalls.status,
+        httpStatus: llmCalls.httpStatus,
+        finishReason: llmCalls.finishReason,
+        attempt: llmCalls.attempt,
+        createdAtMs: llmCalls.createdAtMs,
+        ttfbMs: llmCalls.ttfbMs,
+        ttftMs: llmCalls.ttftMs,
+        durationMs: llmCalls.durationMs,
+        inputTokens: llmCalls.inputTokens,
+        outputTokens: llmCalls.outputTokens,
+        cacheReadTokens: llmCalls.cacheReadTokens,
+        cacheWriteTokens: llmCalls.cacheWriteTokens,
+        reasoningTokens: llmCalls.reasoningTokens,
+      })
+      .from(llmCalls)
+      .where(eq(llmCalls.runId, runId))
+      .orderBy(asc(llmCalls.providerCallIndex), asc(llmCalls.attempt))
+      .all();
+    return { ...run, calls };
   }
 
   /** The live branch of the history, oldest first. */

@@ -1,0 +1,68 @@
+// The admin API under /api (docs/hosting.md#admin-api): JSON, validated by zod,
+// described at GET /api/openapi.json (OpenAPI 3.1, generated from the same
+// schemas) with interactive docs at /api/docs. Every /api/v1 route needs a bearer
+// token; one file per resource, listed in RESOURCES.
+import { swaggerUI } from "@hono/swagger-ui";
+import { bodyLimit } from "hono/body-limit";
+import { authenticate } from "../auth/principal.ts";
+import { AppError } from "../proto/connect/error.ts";
+import { adminRoutes } from "./context.ts";
+import { adminErrorResponse } from "./errors.ts";
+import { meRoutes } from "./me.ts";
+import { teamRoutes } from "./teams.ts";
+import { tokenRoutes } from "./tokens.ts";
+import { userRoutes } from "./users.ts";
+
+/** The resources under /api/v1; a new one (credentials, models, usage, rewrap) is a file beside these and a line here. */
+const RESOURCES = [meRoutes, teamRoutes, userRoutes, tokenRoutes];
+
+const BODY_MAX_BYTES = 64 * 1024;
+
+const DOCUMENT = {
+  openapi: "3.1.0",
+  info: {
+    title: "byok-edge admin API",
+    version: "1",
+    description: 'Teams, users and tokens of a byok-edge deployment. Errors: the HTTP status and {"error": {"code", "message"}}.',
+  },
+};
+
+export const adminApi = adminRoutes().basePath("/api");
+
+adminApi.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+  type: "http",
+  scheme: "bearer",
+  description: "ADMIN_TOKEN (operator), a user token (byok_…), or BYOK_TOKEN",
+});
+
+adminApi.get("/openapi.json", (c) => c.json(openApiDocument()));
+adminApi.get("/docs", swaggerUI({ url: "/api/openapi.json" }));
+
+adminApi.use("/v1/*", async (c, next) => {
+  c.set("principal", await authenticate(c.req.raw, c.env, c.executionCtx));
+  await next();
+});
+
+// Admin bodies are a few fields; anything much larger is refused before it is read.
+adminApi.use(
+  "/v1/*",
+  bodyLimit({
+    maxSize: BODY_MAX_BYTES,
+    onError: () => {
+      throw new AppError("resource_exhausted", `the body is larger than ${BODY_MAX_BYTES / 1024} KiB`);
+    },
+  }),
+);
+
+for (const resource of RESOURCES) adminApi.route("/v1", resource);
+
+adminApi.all("*", (c) => {
+  throw new AppError("not_found", `${c.req.method} ${c.req.path} is not an admin API route`);
+});
+
+adminApi.onError((err) => adminErrorResponse(err));
+
+/** @internal The OpenAPI document /api/openapi.json serves (exported so tests can validate it in Node). */
+export function openApiDocument() {
+  return adminApi.getOpenAPI31Document(DOCUMENT);
+}

@@ -1,0 +1,46 @@
+// GET /api/v1/me: who the token belongs to.
+import { createRoute, z } from "@hono/zod-openapi";
+import { d1 } from "../store/d1/db.ts";
+import { teamById } from "../store/d1/teams.ts";
+import { adminRoutes } from "./context.ts";
+import { BEARER, errorResponses, json } from "./schemas.ts";
+
+const MeSchema = z
+  .object({
+    user: z.object({ id: z.string(), email: z.string(), role: z.enum(["admin", "member"]), team_id: z.string() }).nullable(),
+    team: z.object({ id: z.string(), name: z.string() }).nullable(),
+    operator: z.boolean(),
+    /** Added to the contract's fields: which kind of principal the token is. */
+    principal: z
+      .enum(["operator", "user", "local"])
+      .openapi({ description: "operator (ADMIN_TOKEN), user (a user token) or local (BYOK_TOKEN)" }),
+  })
+  .openapi("Me");
+
+export const meRoutes = adminRoutes();
+
+meRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/me",
+    summary: "Who the bearer token belongs to",
+    security: BEARER,
+    responses: { 200: json(MeSchema, "The caller"), ...errorResponses() },
+  }),
+  async (c) => {
+    const principal = c.var.principal;
+    if (principal.kind !== "user") {
+      return c.json({ user: null, team: null, operator: principal.kind === "operator", principal: principal.kind }, 200);
+    }
+    const team = await teamById(d1(c.env.DB), principal.teamId);
+    return c.json(
+      {
+        user: { id: principal.id, email: principal.email, role: principal.role, team_id: principal.teamId },
+        team: team ? { id: team.id, name: team.name } : null,
+        operator: false,
+        principal: principal.kind,
+      },
+      200,
+    );
+  },
+);

@@ -1,0 +1,66 @@
+// Schemas more than one admin resource uses: the error body, timestamps, path ids
+// and the error responses a route declares (docs/hosting.md#errors).
+import { z } from "@hono/zod-openapi";
+
+const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: "not_found" }),
+      message: z.string().openapi({ example: "team team_0123456789abcdef01234567 not found" }),
+    }),
+  })
+  .openapi("Error");
+
+/** ISO-8601 UTC, e.g. 2026-05-01T12:00:00.000Z. */
+export const Timestamp = z.iso.datetime().openapi({ example: "2026-05-01T12:00:00.000Z" });
+
+export function iso(ms: number): string;
+export function iso(ms: number | null): string | null;
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** A path parameter holding an id; an id that names nothing answers 404, so its shape is not checked. */
+export function idParam<N extends string>(name: N) {
+  return z.object({
+    [name]: z
+      .string()
+      .min(1)
+      .max(100)
+      .openapi({ param: { name, in: "path" } }),
+  } as { [K in N]: z.ZodString });
+}
+
+const ERROR_DESCRIPTIONS = {
+  400: "invalid_argument: the request does not match its schema",
+  401: "unauthenticated: no valid bearer token",
+  403: "permission_denied: the caller can see the resource but not change it",
+  404: "not_found: no such resource within the caller's reach",
+  409: "already_exists: the name or email is taken",
+  412: "failed_precondition: the change would break an invariant",
+  429: "resource_exhausted: a limit is reached",
+  501: "unimplemented: the operator API needs ADMIN_TOKEN",
+} as const;
+
+type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
+
+/** The error responses of a route, for its OpenAPI description (400 and 401 are always possible). */
+export function errorResponses(...statuses: ErrorStatus[]) {
+  const all = [...new Set<ErrorStatus>([400, 401, ...statuses])];
+  return Object.fromEntries(
+    all.map((status) => [status, { description: ERROR_DESCRIPTIONS[status], content: { "application/json": { schema: ErrorSchema } } }]),
+  ) as Record<ErrorStatus, { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }>;
+}
+
+/** A JSON response body for a route definition. */
+export function json<S extends z.ZodType>(schema: S, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** A required JSON request body. */
+export function jsonBody<S extends z.ZodType>(schema: S) {
+  return { required: true, content: { "application/json": { schema } } };
+}
+
+/** Every admin route needs a bearer token. */
+export const BEARER = [{ bearer: [] }];

@@ -1,0 +1,12 @@
+// The models one principal may use: what Cursor's model list shows it and the
+// only ones its runs may name. "local" has BYOK_MODELS; a hosted user has their
+// own and their team's stored models (docs/hosting.md#seams: the models API
+// fills that set; until it lands a hosted user has none).
+import { LOCAL_PRINCIPAL_ID } from "../auth/principal.ts";
+import { type ModelCatalog, modelCatalogFromEnv } from "./models.ts";
+
+const NO_MODELS: ModelCatalog = { models: [], problems: new Map() };
+
+export function modelCatalogFor(env: { BYOK_MODELS?: string; BYOK_ALLOW_PRIVATE_UPSTREAMS?: string }, principalId: string): ModelCatalog {
+  return principalId === LOCAL_PRINCIPAL_ID ? modelCatalogFromEnv(env) : NO_MODELS;
+}

@@ -1,0 +1,49 @@
+// Teams in D1, by intent: create, list, read one, change name or budget.
+import { asc, eq } from "drizzle-orm";
+import { type D1Db, isUniqueViolation, newId } from "./db.ts";
+import { teams } from "./schema/accounts.ts";
+
+export type TeamRow = typeof teams.$inferSelect;
+
+export interface TeamPatch {
+  name?: string;
+  monthlyTokenBudget?: number | null;
+}
+
+export async function createTeam(
+  db: D1Db,
+  team: { name: string; monthlyTokenBudget: number | null },
+  nowMs: number,
+): Promise<{ team: TeamRow } | { conflict: "name" }> {
+  const row: TeamRow = { id: newId("team"), ...team, wrappedDataKey: null, createdAtMs: nowMs, updatedAtMs: nowMs };
+  try {
+    await db.insert(teams).values(row).run();
+  } catch (err) {
+    if (isUniqueViolation(err)) return { conflict: "name" };
+    throw err;
+  }
+  return { team: row };
+}
+
+export async function allTeams(db: D1Db): Promise<TeamRow[]> {
+  return db.select().from(teams).orderBy(asc(teams.createdAtMs), asc(teams.id)).all();
+}
+
+export async function teamById(db: D1Db, id: string): Promise<TeamRow | undefined> {
+  return db.select().from(teams).where(eq(teams.id, id)).get();
+}
+
+export async function updateTeam(db: D1Db, id: string, patch: TeamPatch, nowMs: number): Promise<{ team: TeamRow } | { conflict: "name" }> {
+  try {
+    const [row] = await db
+      .update(teams)
+      .set({ ...patch, updatedAtMs: nowMs })
+      .where(eq(teams.id, id))
+      .returning();
+    if (!row) throw new Error("updateTeam: the team vanished");
+    return { team: row };
+  } catch (err) {
+    if (isUniqueViolation(err)) return { conflict: "name" };
+    throw err;
+  }
+}

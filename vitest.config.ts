@@ -12,6 +12,8 @@ export const TEST_TOKEN = "test-token";
 /** The operator's token in tests (test/support/admin-client.ts). */
 const TEST_ADMIN_TOKEN = "test-admin-token";
 export const TEST_API_KEY = "sk-test-never-logged-0123456789";
+/** KEY_ENCRYPTION_KEY and, as if mid-rotation, KEY_ENCRYPTION_KEY_PREVIOUS (test/hosting-rewrap.test.ts reads them from env). */
+const TEST_KEKS = { current: "pvcbkQrpcK2xsTIVC2XGamBlTyZiYGK0JaxFubadoM0=", previous: "y0dNwYfc+OrjDIFjMXLmHuw4ZDhKO9/FLskZo8UMOE8=" };
 const TEST_SEARCH_KEY = "tvly-test-search-key-never-logged-42";
 /** Short, so the search timeout test does not wait the production 10 s. */
 const TEST_SEARCH_TIMEOUT_MS = 2000;
@@ -42,6 +44,8 @@ export default defineConfig(async () => {
               FAKE_SEARCH_URL: searchBase,
               BYOK_TOKEN: TEST_TOKEN,
               ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+              KEY_ENCRYPTION_KEY: TEST_KEKS.current,
+              KEY_ENCRYPTION_KEY_PREVIOUS: TEST_KEKS.previous,
               BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
               // Short, so the disconnect test does not wait the production 10 s.
               BYOK_DISCONNECT_GRACE_MS: "300",

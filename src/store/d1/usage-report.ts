@@ -1,0 +1,53 @@
+// The usage API's read of the ledger (docs/hosting.md#usage-api): token sums per
+// day, user or model over a range of UTC days, within what the caller may see.
+import { and, asc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
+import type { D1Db } from "./db.ts";
+import { usageLedger } from "./schema/usage.ts";
+
+export type UsageGroup = "day" | "user" | "model";
+
+/** Whose rows: one principal's, one team's, or everyone's (the operator). */
+export type UsageScope = { principal: string } | { teamId: string } | { all: true };
+
+export interface UsageTotals {
+  key: string;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  costUsd: number;
+}
+
+const GROUP_COLUMN = { day: usageLedger.day, user: usageLedger.principal, model: usageLedger.model } as const;
+
+/** `from` and `to` are UTC days (`YYYY-MM-DD`), both included. */
+export async function usageTotals(
+  db: D1Db,
+  scope: UsageScope,
+  range: { from: string; to: string },
+  group: UsageGroup,
+): Promise<UsageTotals[]> {
+  const key = GROUP_COLUMN[group];
+  const where: SQL[] = [gte(usageLedger.day, range.from), lte(usageLedger.day, range.to)];
+  if ("principal" in scope) where.push(eq(usageLedger.principal, scope.principal));
+  if ("teamId" in scope) where.push(eq(usageLedger.teamId, scope.teamId));
+  // SQLite's sum is an integer for integer columns; total() keeps cost a real, 0 when empty.
+  return db
+    .select({
+      key,
+      requests: sql<number>`sum(${usageLedger.requests})`,
+      inputTokens: sql<number>`sum(${usageLedger.inputTokens})`,
+      outputTokens: sql<number>`sum(${usageLedger.outputTokens})`,
+      cacheReadTokens: sql<number>`sum(${usageLedger.cacheReadTokens})`,
+      cacheWriteTokens: sql<number>`sum(${usageLedger.cacheWriteTokens})`,
+      reasoningTokens: sql<number>`sum(${usageLedger.reasoningTokens})`,
+      costUsd: sql<number>`total(${usageLedger.costUsd})`,
+    })
+    .from(usageLedger)
+    .where(and(...where))
+    .groupBy(key)
+    .orderBy(asc(key))
+    .all();
+}

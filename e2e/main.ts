@@ -8,7 +8,8 @@
 //     the configured upstream model and key;
 //  2. a wrong bearer token → ConnectError Unauthenticated on a unary call;
 //  3. AvailableModels lists the configured model with its context_token_limit;
-//  4. the turn's usage row reached D1 (the local migrations were applied).
+//  4. the turn's usage row reached D1 (the local migrations were applied);
+//  5. two teams on the same server, each with its own key (e2e/two-teams.ts).
 // Prints "N passed, M failed" last; exits 0 only when all passed.
 import { randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
@@ -26,6 +27,7 @@ import { toHex } from "../src/proto/bytes.ts";
 import { startFakeProviderServer } from "../test/support/fake-provider-server.ts";
 import type { RecordedRequest, Step } from "../test/support/fake-provider-types.ts";
 import { KvClient } from "./support/kv-client.ts";
+import { checkTwoTeams, twoTeamsUnavailable } from "./two-teams.ts";
 import {
   installExitHandlers,
   isExiting,
@@ -111,7 +113,7 @@ async function providerCall(url: string, init: RequestInit = {}): Promise<Respon
   return res;
 }
 
-async function checkTurn(dev: WranglerDev, token: string, providerBase: string, apiKey: string): Promise<string> {
+async function checkTurn(dev: WranglerDev, token: string, providerBase: string, apiKey: string, model = MODEL_NAME): Promise<string> {
   const scenarioId = `e2e-${randomUUID()}`;
   await providerCall(`${providerBase}/__scenarios/${scenarioId}`, {
     method: "PUT",
@@ -147,7 +149,7 @@ async function checkTurn(dev: WranglerDev, token: string, providerBase: string, 
       case: "runRequest",
       value: {
         conversationId,
-        requestedModel: { modelId: MODEL_NAME },
+        requestedModel: { modelId: model },
         action: {
           action: {
             case: "userMessageAction",
@@ -252,6 +254,7 @@ async function main(): Promise<number> {
   const providerBase = `http://127.0.0.1:${provider.port}`;
 
   const token = toHex(randomBytes(24));
+  const adminToken = toHex(randomBytes(24));
   const apiKey = `sk-e2e-${toHex(randomBytes(8))}`;
   const models = [
     {
@@ -273,6 +276,8 @@ async function main(): Promise<number> {
         BYOK_TOKEN: token,
         BYOK_MODELS: JSON.stringify(models),
         BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
+        ADMIN_TOKEN: adminToken,
+        KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       },
     });
     const readyMs = performance.now() - started;
@@ -288,6 +293,13 @@ async function main(): Promise<number> {
       assert(conversationId, "no turn ran");
       await checkUsageRecorded(workDir, conversationId);
     });
+    const twoTeams = "two teams on one server each run a turn with their own key";
+    const unavailable = await twoTeamsUnavailable(dev.baseUrl, adminToken);
+    if (unavailable) console.log(`SKIP  ${twoTeams}: ${unavailable}`);
+    else
+      await check(twoTeams, () =>
+        checkTwoTeams(dev!.baseUrl, adminToken, providerBase, UPSTREAM_MODEL, (t, m, k) => checkTurn(dev!, t, providerBase, k, m)),
+      );
   } catch (error) {
     results.push({ name: "setup", ok: false, ms: 0, error: error instanceof Error ? error.message : String(error) });
     console.log(`FAIL  setup\n      ${String(error instanceof Error ? error.message : error).replace(/\n/g, "\n      ")}`);

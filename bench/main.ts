@@ -14,6 +14,9 @@
 //   (b) per chunk (1..N-1): client receive time − provider send time;
 //   (c) request → 200 of a BidiAppend (byok-edge) or an echo (passthrough);
 //   (d) client sends the request → provider receives its request (informational).
+// Hosted users (bench/hosted-user.ts): the same byok-edge turn as a team member on a
+// stored credential, compared with the single-user turn of the same run, and (e)
+// unary round trips (bearer check + model list) of both principals.
 import { randomUUID } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -38,6 +41,7 @@ import {
   type WranglerDev,
 } from "../e2e/support/wrangler-dev.ts";
 import { KvClient } from "../e2e/support/kv-client.ts";
+import { createHostedUser, type HostedUser, unaryRoundTrips } from "./hosted-user.ts";
 import { CHUNK_MARKER, startStreamServer, type StreamPlan, type StreamRecord, type StreamServer } from "./fake-stream-server.ts";
 
 const { values: opts } = parseArgs({
@@ -61,6 +65,8 @@ interface Sample {
   perChunk: number[];
   appendRtt: number[];
   requestToProvider: number;
+  /** (e) unary round trips with this side's token; empty for the passthrough. */
+  unaryRtt: number[];
 }
 
 function positiveInt(value: string | undefined, name: string): number {
@@ -177,10 +183,11 @@ function summarize(record: StreamRecord, scanner: MarkerScanner, appendRtt: numb
     perChunk,
     appendRtt,
     requestToProvider: record.requestAt - sentAt,
+    unaryRtt: [],
   };
 }
 
-async function byokTurn(dev: WranglerDev, server: StreamServer, token: string): Promise<Sample> {
+async function byokTurn(dev: WranglerDev, server: StreamServer, token: string, model = MODEL_NAME): Promise<Sample> {
   const id = `b${randomUUID().replace(/-/g, "")}`;
   const record = server.prepare(id, PLAN);
   const requestId = randomUUID();
@@ -199,7 +206,7 @@ async function byokTurn(dev: WranglerDev, server: StreamServer, token: string): 
       case: "runRequest",
       value: {
         conversationId: randomUUID(),
-        requestedModel: { modelId: MODEL_NAME },
+        requestedModel: { modelId: model },
         action: {
           action: { case: "userMessageAction", value: { userMessage: { text: `bench:${id}`, messageId: randomUUID(), mode: 1 } } },
         },
@@ -359,6 +366,34 @@ function report(byok: Sample[], pass: Sample[]): string {
   return lines.join("\n");
 }
 
+/** Hosted ÷ single-user, both measured in the same run. */
+function hostedReport(local: Sample[], hosted: Sample[] | undefined, localUnary: number[], hostedUnary: number[]): string {
+  const rows: [string, number, number][] = [["(e) unary AvailableModels round trip, median", median(localUnary), median(hostedUnary)]];
+  rows.push(["(e) unary AvailableModels round trip, p95", p95(localUnary), p95(hostedUnary)]);
+  if (hosted) {
+    rows.unshift(
+      [
+        "(a) provider first byte → client first text, median of runs",
+        median(local.map((x) => x.firstByteToFirstDelta)),
+        median(hosted.map((x) => x.firstByteToFirstDelta)),
+      ],
+      ["(b) added latency per chunk, median", median(local.flatMap((x) => x.perChunk)), median(hosted.flatMap((x) => x.perChunk))],
+      ["(c) BidiAppend round trip, median", median(local.flatMap((x) => x.appendRtt)), median(hosted.flatMap((x) => x.appendRtt))],
+      ["(c) BidiAppend round trip, p95", p95(local.flatMap((x) => x.appendRtt)), p95(hosted.flatMap((x) => x.appendRtt))],
+      [
+        "(d) client request → provider request, median of runs",
+        median(local.map((x) => x.requestToProvider)),
+        median(hosted.map((x) => x.requestToProvider)),
+      ],
+    );
+  }
+  return [
+    "| figure | hosted user | single user | difference | ratio |",
+    "|---|---:|---:|---:|---:|",
+    ...rows.map(([name, l, h]) => `| ${name} | ${fmt(h)} | ${fmt(l)} | ${fmt(h - l)} | ${ratio(h, l)} |`),
+  ].join("\n");
+}
+
 function perRun(samples: Sample[]): string {
   return samples
     .map(
@@ -379,6 +414,7 @@ async function main(): Promise<number> {
   const server = await startStreamServer();
   onCleanup(() => server.close());
   const token = randomUUID();
+  const adminToken = randomUUID();
   let dev: WranglerDev | undefined;
   try {
     dev = await startWranglerDev({
@@ -386,6 +422,8 @@ async function main(): Promise<number> {
       migrateD1: true,
       vars: {
         BYOK_TOKEN: token,
+        ADMIN_TOKEN: adminToken,
+        KEY_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
         BYOK_BENCH_ROUTES: "true",
         BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
         // Streams end with their turn, as before the continuation window, so turn times stay comparable.
@@ -407,20 +445,35 @@ async function main(): Promise<number> {
     console.log(
       `wrangler dev ready on ${dev.baseUrl}; ${RUNS} runs of ${PLAN.chunks} chunks every ${PLAN.intervalMs} ms, ${APPENDS} timed appends per run, ${WARMUP} warm-up run(s)`,
     );
+    const hostedUser: HostedUser = await createHostedUser(dev.baseUrl, adminToken, `http://127.0.0.1:${server.port}/v1`);
+    if (!hostedUser.model) console.log("hosted user: this build does not serve the credentials API; only (e) is compared");
     for (let w = 0; w < WARMUP; w++) {
       await byokTurn(dev, server, token);
+      if (hostedUser.model) await byokTurn(dev, server, hostedUser.token, hostedUser.model);
       await passthroughRun(dev, server, token);
+      await unaryRoundTrips(dev.baseUrl, hostedUser.token, 2);
     }
     const byok: Sample[] = [];
+    const hosted: Sample[] = [];
     const pass: Sample[] = [];
+    const localUnary: number[] = [];
+    const hostedUnary: number[] = [];
     for (let r = 0; r < RUNS; r++) {
       byok.push(await byokTurn(dev, server, token));
+      if (hostedUser.model) hosted.push(await byokTurn(dev, server, hostedUser.token, hostedUser.model));
       pass.push(await passthroughRun(dev, server, token));
+      // Alternating, so a change in load falls on both principals alike.
+      for (let k = 0; k < Math.max(APPENDS, 1); k++) {
+        localUnary.push(...(await unaryRoundTrips(dev.baseUrl, token, 1)));
+        hostedUnary.push(...(await unaryRoundTrips(dev.baseUrl, hostedUser.token, 1)));
+      }
       process.stdout.write(`run ${r + 1}/${RUNS} done\n`);
     }
     console.log(`\nbyok-edge per run:\n${perRun(byok)}`);
     console.log(`passthrough per run:\n${perRun(pass)}`);
     console.log(`\n${report(byok, pass)}\n`);
+    if (hostedUser.model) console.log(`hosted user per run:\n${perRun(hosted)}`);
+    console.log(`\nhosted user vs single user:\n${hostedReport(byok, hostedUser.model ? hosted : undefined, localUnary, hostedUnary)}\n`);
     const m = machine();
     if (staleRetries > 0)
       console.log(`(${staleRetries} request(s) retried after the server had closed a kept-alive connection; timed from the retry)`);

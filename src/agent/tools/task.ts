@@ -134,7 +134,8 @@ async function runTask(args: TaskToolArgs, ctx: ToolContext, custom: CustomSubag
         subagentType,
         modelId: ctx.resolveSubagentModel(args.model ?? customModel(custom), subagentType),
         prompt: custom ? withInstructions(custom, args.prompt) : args.prompt,
-        readonly: args.readonly ?? custom?.permissionMode === CustomSubagentPermissionMode.READONLY,
+        // A read-only custom subagent stays read-only whatever the model asks for.
+        readonly: args.readonly === true || custom?.permissionMode === CustomSubagentPermissionMode.READONLY,
         resumeAgentId: args.resume,
         runInBackground: args.run_in_background ?? (custom?.isBackground || undefined),
         parentConversationId: ctx.conversationId,

@@ -35,6 +35,7 @@ import { resolveContext } from "./context/resolve.ts";
 import { contextEntry, latestContext } from "./context/message.ts";
 import { mergeContexts } from "./context/parts.ts";
 import { toolsForContext } from "./context/tools.ts";
+import { USER_TEXT_MAX_BYTES } from "./limits.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
 const MAX_MODEL_CALLS_PER_RUN = 100;
@@ -307,8 +308,8 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestCo
   }
   if (input.action.kind === "user_message" && input.action.textBlobId) {
     const text = await readClientBlob(deps.channel, input.action.textBlobId, input.clientState?.prefetched);
-    if (new TextEncoder().encode(JSON.stringify(text)).byteLength > 1_000_000) {
-      throw new AppError("invalid_argument", "the message is larger than 1 MB");
+    if (new TextEncoder().encode(JSON.stringify(text)).byteLength > USER_TEXT_MAX_BYTES) {
+      throw new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`);
     }
     input.action = { ...input.action, text };
   }

@@ -57,7 +57,7 @@ export interface RunInput {
   clientState?: { state: ConversationStateStructure; prefetched: Map<string, Uint8Array> };
   signal: AbortSignal;
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
-  /** The web search backend WebSearch uses; set exactly when `tools` offers WebSearch. */
+  /** The configured web search backend, if any: WebSearch is offered only with one, and not when the context switches it off. */
   search?: SearchConfig;
   /** Steers the run from outside (injections); created by the caller so it can reach it. */
   control: RunControl;
@@ -67,7 +67,10 @@ export interface RunInput {
   context?: { source: ContextSource; prefetched: Map<string, Uint8Array> };
   /** How long the run waits for each answer of the client about its request context. */
   contextTimeoutMs: number;
-  /** The resolved request context (set once the run has read it); the offered tools follow from it. */
+  /**
+   * The request context in force (set once the run has read it). The run's tools follow from it as
+   * it was when the run started; an injected context changes it, not the tools (docs/request-context.md).
+   */
   requestContext?: RequestContext;
 }
 

@@ -53,7 +53,11 @@ const CUSTOM_DESCRIPTION_MAX_CHARS = 200;
  * carries its prompt and model in subagent_args. No custom subagents: Task itself.
  */
 export function taskToolFor(custom: readonly CustomSubagent[]): Tool<TaskToolArgs> {
-  const offered = custom.filter((c) => c.name.trim()).slice(0, CUSTOM_SUBAGENTS_MAX);
+  // Sorted, so the definition is the same bytes whatever order the client lists them in.
+  const offered = custom
+    .filter((c) => c.name.trim())
+    .sort(bySubagent)
+    .slice(0, CUSTOM_SUBAGENTS_MAX);
   if (offered.length === 0) return taskTool;
   return {
     ...taskTool,
@@ -73,6 +77,13 @@ function withCustomTypes(definition: ToolDefinition, custom: readonly CustomSuba
     ...definition,
     parameters: { ...definition.parameters, properties: { ...parameters.properties, subagent_type: subagentType } },
   });
+}
+
+function bySubagent(a: CustomSubagent, b: CustomSubagent): number {
+  for (const key of ["name", "description", "prompt", "model"] as const) {
+    if (a[key] !== b[key]) return a[key] < b[key] ? -1 : 1;
+  }
+  return 0;
 }
 
 /** The custom subagent a Task names: by exact name, else ignoring case. */

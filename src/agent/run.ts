@@ -22,7 +22,8 @@ import type { RequestChannel } from "./request-channel.ts";
 import { prepareCheckpoint } from "./checkpoint-sync.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
 import { runToolRound } from "./tool-round.ts";
-import { readClientBlob, recoverHistory } from "./recovery.ts";
+import { recoverHistory } from "./recovery.ts";
+import { readClientBlob } from "./client-blob.ts";
 import { userImages } from "./user-images.ts";
 import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
@@ -65,7 +66,7 @@ export interface RunInput {
   queued?: Injection[];
   /** The request context the action carries, and the blobs the client pushed with it (docs/request-context.md). */
   context?: { source: ContextSource; prefetched: Map<string, Uint8Array> };
-  /** How long the run waits for each answer of the client about its request context. */
+  /** How long the run waits for each answer of the client about its request context, and for each blob it holds (get_blob). */
   contextTimeoutMs: number;
   /**
    * The request context in force (set once the run has read it). The run's tools follow from it as
@@ -259,6 +260,7 @@ async function runRound(deps: RunDeps, input: RunInput, modelCallId: string, cal
       runSignal: input.signal,
       resolveSubagentModel: input.resolveSubagentModel,
       search: input.search,
+      blobTimeoutMs: input.contextTimeoutMs,
     });
   } finally {
     input.control.end();
@@ -302,7 +304,7 @@ async function deliverInjections(deps: RunDeps, input: RunInput): Promise<void> 
 async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestContext | undefined> {
   const { store } = deps;
   if (store.history(input.conversationId).length === 0 && input.clientState) {
-    const recovered = await recoverHistory(deps.channel, input.clientState.state, input.clientState.prefetched);
+    const recovered = await recoverHistory(deps.channel, input.clientState.state, input.clientState.prefetched, input.contextTimeoutMs);
     store.appendMessages(input.conversationId, input.runId, recovered);
   }
   const items: NewMessage[] = [];
@@ -310,7 +312,15 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestCo
     items.push({ message: { role: "system", content: SYSTEM_PROMPT }, messageKey: "system" });
   }
   if (input.action.kind === "user_message" && input.action.textBlobId) {
-    const text = await readClientBlob(deps.channel, input.action.textBlobId, input.clientState?.prefetched);
+    const { textBlobId } = input.action;
+    const bytes = await readClientBlob(
+      deps.channel,
+      textBlobId,
+      input.clientState?.prefetched,
+      input.contextTimeoutMs,
+      "the message's text",
+    );
+    const text = new TextDecoder().decode(bytes);
     if (new TextEncoder().encode(JSON.stringify(text)).byteLength > USER_TEXT_MAX_BYTES) {
       throw new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`);
     }
@@ -323,7 +333,9 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestCo
       : undefined;
   // Read before the history changes, so a bad image leaves it as it was.
   const images =
-    input.action.kind === "user_message" ? await userImages(deps.channel, input.action.images ?? [], input.clientState?.prefetched) : [];
+    input.action.kind === "user_message"
+      ? await userImages(deps.channel, input.action.images ?? [], input.clientState?.prefetched, input.contextTimeoutMs)
+      : [];
   if (input.action.kind === "user_message") {
     const key = `${USER_MESSAGE_KEY_PREFIX}${input.action.messageId || input.runId}`;
     const existing = store.findByKey(input.conversationId, key);

@@ -6,17 +6,18 @@ import { AppError } from "../proto/connect/error.ts";
 import { IMAGE_MAX_BYTES, imagePartOf } from "../provider/images.ts";
 import type { ImagePart } from "../provider/types.ts";
 import type { RequestChannel } from "./request-channel.ts";
-import { readClientBlobBytes } from "./recovery.ts";
+import { readClientBlob } from "./client-blob.ts";
 
 export async function userImages(
   channel: RequestChannel,
   selected: readonly SelectedImage[],
   prefetched: Map<string, Uint8Array> | undefined,
+  timeoutMs: number,
 ): Promise<ImagePart[]> {
   const images: ImagePart[] = [];
   for (const [index, image] of selected.entries()) {
     const which = `image ${index + 1} of the message`;
-    const bytes = await imageBytes(channel, image, prefetched, which);
+    const bytes = await imageBytes(channel, image, { prefetched, timeoutMs }, which);
     if (bytes.byteLength > IMAGE_MAX_BYTES) {
       throw new AppError("invalid_argument", `${which} is larger than ${IMAGE_MAX_BYTES / 1_000_000} MB, more than every provider takes`);
     }
@@ -30,17 +31,18 @@ export async function userImages(
 async function imageBytes(
   channel: RequestChannel,
   image: SelectedImage,
-  prefetched: Map<string, Uint8Array> | undefined,
+  blobs: { prefetched: Map<string, Uint8Array> | undefined; timeoutMs: number },
   which: string,
 ): Promise<Uint8Array> {
   const source = image.dataOrBlobId;
+  const fromBlob = (id: Uint8Array) => readClientBlob(channel, id, blobs.prefetched, blobs.timeoutMs, which);
   switch (source.case) {
     case "data":
       return source.value;
     case "blobIdWithData":
-      return source.value.data.byteLength > 0 ? source.value.data : readClientBlobBytes(channel, source.value.blobId, prefetched);
+      return source.value.data.byteLength > 0 ? source.value.data : fromBlob(source.value.blobId);
     case "blobId":
-      return readClientBlobBytes(channel, source.value, prefetched);
+      return fromBlob(source.value);
     case undefined:
       throw new AppError("invalid_argument", `${which} has neither data nor a blob id`);
   }

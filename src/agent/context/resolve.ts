@@ -6,7 +6,8 @@ import type { RequestContext } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../../proto/bytes.ts";
 import { AppError } from "../../proto/connect/error.ts";
 import type { ConversationStore } from "../../store/conversation-store.ts";
-import { KvTimeoutError, type RequestChannel } from "../request-channel.ts";
+import type { RequestChannel } from "../request-channel.ts";
+import { getClientBlob, MissingClientBlob, seconds } from "../client-blob.ts";
 import { nextReply } from "../tools/exec-reply.ts";
 import { decodePart, encodePart, mergeContexts, partReferences, type PartKind, type PartReference } from "./parts.ts";
 import type { ContextSource } from "./source.ts";
@@ -58,19 +59,15 @@ async function readPart(
   if (stored) return { bytes: stored, stored: true };
   const prefetched = input.prefetched?.get(id);
   if (prefetched && matchesLength(ref, prefetched)) return { bytes: prefetched };
-  const reply = await deps.channel.kv({ case: "getBlobArgs", value: { blobId: ref.blobId } }, input.timeoutMs).catch((err: unknown) => {
-    if (err instanceof KvTimeoutError) {
-      throw new AppError(
-        "deadline_exceeded",
-        `the client did not send the request context's ${ref.kind} part within ${seconds(input.timeoutMs)}`,
-      );
-    }
+  let bytes: Uint8Array;
+  try {
+    bytes = await getClientBlob(deps.channel, ref.blobId, input.timeoutMs, `the request context's ${ref.kind} part`);
+  } catch (err) {
+    if (err instanceof MissingClientBlob) return undefined;
     throw err;
-  });
-  const result = reply.message.case === "getBlobResult" ? reply.message.value : undefined;
-  if (!result || result.error || result.blobData === undefined) return undefined;
+  }
   // A blob of another length than referenced is not the part the action means.
-  return matchesLength(ref, result.blobData) ? { bytes: result.blobData } : undefined;
+  return matchesLength(ref, bytes) ? { bytes } : undefined;
 }
 
 function matchesLength(ref: PartReference, bytes: Uint8Array): boolean {
@@ -127,10 +124,6 @@ async function askForContext(channel: RequestChannel, timeoutMs: number): Promis
     // On a failure the exec stays open, so the failing run aborts it on the client.
     if (timer !== undefined) clearTimeout(timer);
   }
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
 }
 
 /** The client's own words, kept short. */

@@ -14,7 +14,7 @@ import type { ContextSource } from "./source.ts";
 
 /** Parts larger than this are used but not kept: a DO SQLite row holds at most 2 MB. */
 const STORED_PART_MAX_BYTES = 1_000_000;
-/** The exec id of request_context_args; it belongs to no tool call. */
+/** The tool call id of request_context_args: it belongs to no tool call, so several asks share it. */
 const CONTEXT_EXEC_ID = "request-context";
 
 export interface ResolveDeps {
@@ -111,7 +111,8 @@ async function askForContext(channel: RequestChannel, timeoutMs: number): Promis
     const result = reply.value.result;
     switch (result.case) {
       case "success":
-        channel.release(CONTEXT_EXEC_ID);
+        // By exec id: another ask of the same run (a second injection's context) may still be open.
+        channel.releaseExec(call.id);
         return result.value.requestContext ?? mergeContexts([]);
       case "error":
         throw new AppError("failed_precondition", `the client could not collect its request context: ${clip(result.value.error)}`);

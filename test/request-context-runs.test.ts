@@ -3,12 +3,19 @@
 // custom subagents), and context asks of one run do not disturb each other.
 import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { RequestContextRulesPartSchema, type ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
-import { chatText, createScenario } from "./support/fake-provider.ts";
-import { appendOk, clientMessage, startTurn } from "./support/cursor-client.ts";
-import { requestContextSuccess } from "./support/exec-replies.ts";
+import { CustomSubagentSchema, RequestContextRulesPartSchema, type ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
+import { chatText, chatToolCalls, createScenario } from "./support/fake-provider.ts";
+import { appendOk, clientMessage, runRequest, startTurn } from "./support/cursor-client.ts";
+import { mcpSuccess, requestContextSuccess } from "./support/exec-replies.ts";
+import { deferred } from "./support/deferred.ts";
+import { messagesPrefix, toolsJson } from "./support/prefix.ts";
+import { toolResultText } from "./support/provider-bodies.ts";
 
 type Message = { role: string; content: string };
+type ToolJson = { function: { name: string; parameters: { properties: Record<string, { description: string }> } } };
+const toolsOf = (body: string) => (JSON.parse(body) as { tools?: ToolJson[] }).tools ?? [];
+
+const MCP_TOOLS = [{ name: "github-search", providerIdentifier: "github", toolName: "search", inputSchemaJson: '{"type":"object"}' }];
 const messagesOf = (body: string) => (JSON.parse(body) as { messages: Message[] }).messages;
 const globalRule = (fullPath: string, content: string) => ({ fullPath, content, type: { type: { case: "global" as const, value: {} } } });
 
@@ -27,7 +34,80 @@ async function userMessageWithRulesPart(text: string, messageId: string, cloudRu
   });
 }
 
+/** A user message's run_request whose inline request context switches WebFetch off and brings an MCP tool and a custom subagent. */
+function withWorkspaceContext(conversationId: string, text: string) {
+  const message = runRequest({ conversationId, text, mcpTools: MCP_TOOLS });
+  if (message.message.case !== "runRequest" || message.message.value.action?.action.case !== "userMessageAction") {
+    throw new Error("unreachable");
+  }
+  const context = message.message.value.action.action.value.requestContext!;
+  context.webFetchEnabled = false;
+  context.customSubagents = [create(CustomSubagentSchema, { name: "reviewer", description: "Reviews diffs" })];
+  return message;
+}
+
+const cancel = () => clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } });
+
 describe("request context across runs", () => {
+  it("keeps the last request context's tools, MCP tools and custom subagents for a later turn that sends no context", async () => {
+    const scenario = await createScenario([chatText(["one"]), chatText(["two"])]);
+    const conversationId = crypto.randomUUID();
+    const one = await startTurn({
+      conversationId: "",
+      text: "",
+      message: withWorkspaceContext(conversationId, `first ${scenario.marker}`),
+    });
+    expect(await one.reader.end()).toEqual({});
+    const two = await startTurn({ conversationId, text: "second, without a context" });
+    expect(await two.reader.end()).toEqual({});
+
+    const [first, second] = await scenario.requests(2);
+    const names = toolsOf(second!.body).map((t) => t.function.name);
+    expect(names).not.toContain("WebFetch");
+    expect(names).toContain("mcp__github__search");
+    const task = toolsOf(second!.body).find((t) => t.function.name === "Task")!;
+    expect(task.function.parameters.properties.subagent_type!.description).toContain('"reviewer" (Reviews diffs)');
+    expect(toolsJson(second!.body)).toBe(toolsJson(first!.body));
+    expect(second!.body.startsWith(messagesPrefix(first!.body))).toBe(true);
+  });
+
+  it("runs an MCP call left pending by a cancelled turn when the resume sends no context", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([{ id: "call-mcp", name: "mcp__github__search", args: ['{"q":"bug"}'] }]),
+      chatText(["found it"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const opened = deferred<ExecServerMessage>();
+    const first = await startTurn(
+      { conversationId: "", text: "", message: withWorkspaceContext(conversationId, `search ${scenario.marker}`) },
+      { onExec: (exec) => opened.resolve(exec) },
+    );
+    expect((await opened.promise).message.case).toBe("mcpArgs");
+    await first.reader.send(cancel());
+    expect((await first.reader.end()).error?.code).toBe("canceled");
+
+    const resume = clientMessage({
+      message: {
+        case: "runRequest",
+        value: { conversationId, requestedModel: { modelId: "fake-model" }, action: { action: { case: "resumeAction", value: {} } } },
+      },
+    });
+    const execs: ExecServerMessage[] = [];
+    const second = await startTurn(
+      { conversationId: "", text: "", message: resume },
+      {
+        onExec: (exec, r) => {
+          execs.push(exec);
+          return r.send(mcpSuccess(exec, [{ content: { case: "text", value: { text: "1 open issue" } } }]));
+        },
+      },
+    );
+    expect(await second.reader.end()).toEqual({});
+    expect(execs.map((e) => e.message.case)).toEqual(["mcpArgs"]);
+    const [, request] = await scenario.requests(2);
+    expect(toolResultText("openai-chat", request!.body, "call-mcp")).toBe("1 open issue");
+  });
+
   it("answers two request_context_args of one run that are open at once, each with its own reply", async () => {
     const scenario = await createScenario([chatText(["one"]), chatText(["two"])]);
     const conversationId = crypto.randomUUID();

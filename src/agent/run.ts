@@ -36,6 +36,7 @@ import { resolveContext } from "./context/resolve.ts";
 import { contextEntry, latestContext } from "./context/message.ts";
 import { mergeContexts } from "./context/parts.ts";
 import { toolsForContext } from "./context/tools.ts";
+import { contextInForce, keepContext } from "./context/in-force.ts";
 import { USER_TEXT_MAX_BYTES } from "./limits.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
@@ -86,10 +87,12 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
   const tally = new RunTally();
   let ending: RunEnding;
   try {
-    const requestContext = await prepareHistory(deps, input);
+    const carried = await prepareHistory(deps, input);
+    // Without a context of its own the run keeps the conversation's last one (docs/request-context.md).
+    const requestContext = await contextInForce(deps.store, input.conversationId, carried);
     const run = requestContext ? { ...input, requestContext, tools: toolsForContext(input.tools, requestContext) } : input;
     if (run.action.kind === "summarize") await summarize(deps, run, tally);
-    else await converse(deps, run, tally);
+    else await converse(deps, run, tally, carried);
     ending = { kind: "completed", usage: tally.usage };
   } catch (error) {
     ending = { kind: "threw", usage: tally.usage, error };
@@ -123,8 +126,8 @@ async function summarize(deps: RunDeps, input: RunInput, tally: RunTally): Promi
   await finishTurn(deps, input, tally);
 }
 
-/** Model call → tool round → model call … until the model answers without tools. */
-async function converse(deps: RunDeps, input: RunInput, tally: RunTally): Promise<void> {
+/** Model call → tool round → model call … until the model answers without tools; `carried`: the action's own context. */
+async function converse(deps: RunDeps, input: RunInput, tally: RunTally, carried: RequestContext | undefined): Promise<void> {
   const { control } = input;
   for (const queued of input.queued ?? []) control.inject(queued);
   // Resume: tool calls left pending by an interrupted run run first, before any model call.
@@ -132,11 +135,7 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally): Promis
   if (pending) {
     await runRound(deps, input, "resume", pending.calls);
     // The resumed calls' results first; then the resume's request context (docs/request-context.md).
-    deps.store.appendMessages(
-      input.conversationId,
-      input.runId,
-      await contextItems(deps.store, input.conversationId, input.requestContext),
-    );
+    deps.store.appendMessages(input.conversationId, input.runId, await contextItems(deps.store, input.conversationId, carried));
     await checkpoint(deps, input, tally);
   }
   const tools = input.tools.map((t) => t.definition);
@@ -292,6 +291,7 @@ async function deliverInjections(deps: RunDeps, input: RunInput): Promise<void> 
   }
   input.signal.throwIfAborted();
   deps.store.appendMessages(input.conversationId, input.runId, items);
+  if (input.requestContext && contexts.some(Boolean)) await keepContext(deps.store, input.conversationId, input.requestContext);
   const deliveredAtMs = BigInt(Date.now());
   for (const injection of injections) {
     deps.emit(updates.injectionDelivered(injection.id, batchId, deliveredAtMs));

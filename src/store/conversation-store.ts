@@ -11,6 +11,7 @@ import {
   llmCalls,
   messageImages,
   messages,
+  requestContexts,
   runs,
   type LlmCallStatus,
   type RunStatus,
@@ -20,6 +21,8 @@ export type Db = DrizzleSqliteDODatabase<Record<string, never>>;
 
 /** Characters of base64 per message_images row: far below the 2 MB row limit. */
 const IMAGE_CHUNK_CHARS = 512 * 1024;
+/** Bytes per request_contexts row: far below the 2 MB row limit. */
+const CONTEXT_CHUNK_BYTES = 1024 * 1024;
 
 export interface NewRun {
   runId: string;
@@ -323,6 +326,39 @@ export class ConversationStore {
   /** Keeps a fetched request-context part; content-addressed, so a second write changes nothing. */
   putContextBlob(blobId: string, data: Uint8Array): void {
     this.db.insert(contextBlobs).values({ blobId, data, fetchedAtMs: Date.now() }).onConflictDoNothing().run();
+  }
+
+  /** The serialized request context in force, if a run has resolved one. */
+  requestContext(conversationId: string): Uint8Array | undefined {
+    const rows = this.db
+      .select({ data: requestContexts.data })
+      .from(requestContexts)
+      .where(eq(requestContexts.conversationId, conversationId))
+      .orderBy(asc(requestContexts.chunk))
+      .all();
+    if (rows.length === 0) return undefined;
+    const whole = new Uint8Array(rows.reduce((n, row) => n + row.data.byteLength, 0));
+    let at = 0;
+    for (const { data } of rows) {
+      whole.set(data, at);
+      at += data.byteLength;
+    }
+    return whole;
+  }
+
+  /** Replaces the request context in force; the same digest again writes nothing. */
+  putRequestContext(conversationId: string, data: Uint8Array, digest: string): void {
+    const where = eq(requestContexts.conversationId, conversationId);
+    const current = this.db.select({ digest: requestContexts.digest }).from(requestContexts).where(where).get();
+    if (current?.digest === digest) return;
+    const now = Date.now();
+    this.db.transaction((tx) => {
+      tx.delete(requestContexts).where(where).run();
+      for (let chunk = 0; chunk === 0 || chunk * CONTEXT_CHUNK_BYTES < data.byteLength; chunk++) {
+        const part = data.slice(chunk * CONTEXT_CHUNK_BYTES, (chunk + 1) * CONTEXT_CHUNK_BYTES);
+        tx.insert(requestContexts).values({ conversationId, chunk, digest, data: part, storedAtMs: now }).run();
+      }
+    });
   }
 
   /** Appends messages in one transaction; a message whose key exists is skipped (exactly once). */

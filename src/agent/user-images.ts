@@ -8,14 +8,16 @@ import type { ImagePart } from "../provider/types.ts";
 import type { RequestChannel } from "./request-channel.ts";
 import { readClientBlob } from "./client-blob.ts";
 
+/** How many of a message's images are read from the client at once. */
+const PARALLEL_READS = 4;
+
 export async function userImages(
   channel: RequestChannel,
   selected: readonly SelectedImage[],
   prefetched: Map<string, Uint8Array> | undefined,
   timeoutMs: number,
 ): Promise<ImagePart[]> {
-  const images: ImagePart[] = [];
-  for (const [index, image] of selected.entries()) {
+  return mapBounded(selected, PARALLEL_READS, async (image, index) => {
     const which = `image ${index + 1} of the message`;
     const bytes = await imageBytes(channel, image, { prefetched, timeoutMs }, which);
     if (bytes.byteLength > IMAGE_MAX_BYTES) {
@@ -23,9 +25,28 @@ export async function userImages(
     }
     const part = imagePartOf(bytes, image.mimeType);
     if (!part) throw new AppError("invalid_argument", `${which} is not a PNG, JPEG, GIF or WebP image`);
-    images.push(part);
-  }
-  return images;
+    return part;
+  });
+}
+
+/** `fn` over the items, at most `limit` at once, results in the items' order; the first failure stops taking more. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await fn(items[index]!, index);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 async function imageBytes(

@@ -16,6 +16,7 @@ import {
   type LlmCallStatus,
   type RunStatus,
 } from "./schema.ts";
+import { ImageCache } from "./image-cache.ts";
 
 export type Db = DrizzleSqliteDODatabase<Record<string, never>>;
 
@@ -74,6 +75,8 @@ export interface NewMessage {
 }
 
 export class ConversationStore {
+  readonly #images = new ImageCache();
+
   constructor(readonly db: Db) {}
 
   ensureConversation(conversationId: string, principal: string): void {
@@ -393,18 +396,25 @@ export class ConversationStore {
     });
   }
 
-  /** The message with the image data its payload leaves out, read back from message_images. */
+  /** The message with the image data its payload leaves out, from the cache or read back from message_images. */
   #withImages(stored: StoredMessage): StoredMessage {
-    if (imagesOf(stored.message).length === 0) return stored;
-    const rows = this.db
-      .select()
-      .from(messageImages)
-      .where(eq(messageImages.seq, stored.seq))
-      .orderBy(asc(messageImages.image), asc(messageImages.chunk))
-      .all();
-    const data = new Map<number, string>();
-    for (const row of rows) data.set(row.image, (data.get(row.image) ?? "") + row.data);
-    return { ...stored, message: withImageData(stored.message, (index) => data.get(index) ?? "") };
+    const count = imagesOf(stored.message).length;
+    if (count === 0) return stored;
+    let data = this.#images.get(stored.seq);
+    if (!data) {
+      const rows = this.db
+        .select()
+        .from(messageImages)
+        .where(eq(messageImages.seq, stored.seq))
+        .orderBy(asc(messageImages.image), asc(messageImages.chunk))
+        .all();
+      const joined = Array.from({ length: count }, () => "");
+      for (const row of rows) if (row.image < count) joined[row.image] += row.data;
+      this.#images.set(stored.seq, joined);
+      data = joined;
+    }
+    const images = data;
+    return { ...stored, message: withImageData(stored.message, (index) => images[index] ?? "") };
   }
 }
 

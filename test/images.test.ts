@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentClientMessage, ConversationStateStructure } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../src/proto/bytes.ts";
-import { chatToolCalls, createScenario } from "./support/fake-provider.ts";
+import { chatToolCalls, createScenario, httpError } from "./support/fake-provider.ts";
 import { runRequest, startTurn, type FrameReader, type RunRequestOptions } from "./support/cursor-client.ts";
 import { readData, readInBlob } from "./support/exec-replies.ts";
 import { collect, providerHarness } from "./support/provider-harness.ts";
@@ -220,5 +220,23 @@ describe("images", () => {
     const end = await reader.end();
     expect(end.error).toMatchObject({ code: "invalid_argument", message: "image 1 of the message is not a PNG, JPEG, GIF or WebP image" });
     expect(await scenario.requests(0)).toHaveLength(0);
+  });
+});
+
+describe("a model that refuses images", () => {
+  it("ends the run with the provider's refusal and a hint to set vision: false, without prompt text or key", async () => {
+    const refusal = "Failed to deserialize the JSON body: unknown variant `image_url`, expected `text`";
+    const scenario = await createScenario([httpError(400, refusal), httpError(400, refusal)]);
+    const image = await startTurn({ conversationId: crypto.randomUUID(), text: `see this ${scenario.marker}`, images: [attachedImage()] });
+    const withImage = (await image.reader.end()).error;
+    expect(withImage?.code).toBe("unavailable");
+    expect(withImage?.message).toBe(
+      `fake-model: provider returned HTTP 400: ${refusal} (the request carried images; if this model does not take images, set "vision": false for it in BYOK_MODELS)`,
+    );
+    expect(withImage?.message).not.toContain("see this");
+    expect(withImage?.message).not.toContain("sk-test-never-logged");
+
+    const text = await startTurn({ conversationId: crypto.randomUUID(), text: `no image ${scenario.marker}` });
+    expect((await text.reader.end()).error?.message).toBe(`fake-model: provider returned HTTP 400: ${refusal}`);
   });
 });

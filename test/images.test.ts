@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentClientMessage, ConversationStateStructure } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../src/proto/bytes.ts";
 import { chatToolCalls, createScenario, httpError } from "./support/fake-provider.ts";
-import { runRequest, startTurn, type FrameReader, type RunRequestOptions } from "./support/cursor-client.ts";
+import { appendOk, clientMessage, runRequest, startTurn, type FrameReader, type RunRequestOptions } from "./support/cursor-client.ts";
 import { readData, readInBlob } from "./support/exec-replies.ts";
 import { collect, providerHarness } from "./support/provider-harness.ts";
 import { createProvider, type ChatMessage } from "../src/provider/index.ts";
@@ -238,5 +238,62 @@ describe("a model that refuses images", () => {
 
     const text = await startTurn({ conversationId: crypto.randomUUID(), text: `no image ${scenario.marker}` });
     expect((await text.reader.end()).error?.message).toBe(`fake-model: provider returned HTTP 400: ${refusal}`);
+  });
+});
+
+describe("images of runtime messages", () => {
+  const userMessage = (text: string, messageId: string) => ({
+    text,
+    messageId,
+    mode: 1,
+    selectedContext: { selectedImages: [attachedImage()] },
+  });
+
+  it("gives the model the image of injected user context", async () => {
+    const scenario = await createScenario([{ steps: [{ hang: true }] }, textResponse("openai-chat", ["I see it"])]);
+    const { requestId, reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `wait ${scenario.marker}` });
+    await scenario.requests(1);
+    await reader.send(
+      clientMessage({
+        message: {
+          case: "conversationAction",
+          value: {
+            action: {
+              case: "injectContextAction",
+              value: {
+                injectionId: "inj-img",
+                expectedRunId: requestId,
+                payload: { case: "userContext", value: { userMessage: userMessage("and this picture", "inj-user") } },
+              },
+            },
+          },
+        },
+      }),
+    );
+    expect(await reader.end()).toEqual({});
+    const [, second] = await scenario.requests(2);
+    expect(imagesIn("openai-chat", second!.body)).toEqual([PNG_URI]);
+    expect(userTexts("openai-chat", second!.body).at(-1)).toBe("and this picture");
+  });
+
+  it("gives the next run the image of a user message that arrived after the turn ended", async () => {
+    const scenario = await createScenario([textResponse("openai-chat", ["one"]), textResponse("openai-chat", ["two"])]);
+    const conversationId = crypto.randomUUID();
+    const one = await startTurn({ conversationId, text: `first ${scenario.marker}` });
+    expect(await one.reader.end()).toEqual({});
+    await appendOk(
+      one.requestId,
+      "next",
+      clientMessage({
+        message: {
+          case: "conversationAction",
+          value: { action: { case: "userMessageAction", value: { userMessage: userMessage("a late picture", "late-img") } } },
+        },
+      }),
+    );
+    const two = await startTurn({ conversationId, text: "next question" });
+    expect(await two.reader.end()).toEqual({});
+    const [, second] = await scenario.requests(2);
+    expect(imagesIn("openai-chat", second!.body)).toEqual([PNG_URI]);
   });
 });

@@ -287,7 +287,9 @@ async function deliverInjections(deps: RunDeps, input: RunInput): Promise<void> 
       mark = entry.mark;
       if (entry.item) items.push(entry.item);
     }
-    items.push({ message: { role: "user", content: injection.text }, messageKey: keyOf(injection), mode: input.state.mode });
+    const images = await userImages(deps.channel, injection.images ?? [], undefined, input.contextTimeoutMs);
+    const message: ChatMessage = { role: "user", content: injection.text, ...(images.length > 0 && { images }) };
+    items.push({ message, messageKey: keyOf(injection), mode: input.state.mode });
   }
   input.signal.throwIfAborted();
   deps.store.appendMessages(input.conversationId, input.runId, items);

@@ -25,7 +25,9 @@ interface Hosted {
 /** A team (with its budget) and one member with the given limits, using the test models. */
 async function hostedUser(limits: { rpm?: number; concurrent?: number; budget?: number }): Promise<Hosted> {
   const team = expectStatus(
-    await api<Team>("POST", "/api/v1/teams", { body: { name: `team ${crypto.randomUUID()}`, monthly_token_budget: limits.budget ?? null } }),
+    await api<Team>("POST", "/api/v1/teams", {
+      body: { name: `team ${crypto.randomUUID()}`, monthly_token_budget: limits.budget ?? null },
+    }),
     201,
   );
   const body = {
@@ -138,7 +140,10 @@ describe("monthly_token_budget", () => {
 
     const a = await createScenario([withGates(chatText(["a"]), { 1: "a" })]);
     const b = await createScenario([withGates(chatText(["b"]), { 1: "b" })]);
-    const [runA, runB] = await Promise.all([turn(who, crypto.randomUUID(), `a ${a.marker}`), turn(who, crypto.randomUUID(), `b ${b.marker}`)]);
+    const [runA, runB] = await Promise.all([
+      turn(who, crypto.randomUUID(), `a ${a.marker}`),
+      turn(who, crypto.randomUUID(), `b ${b.marker}`),
+    ]);
     const ends = [runA.reader.end(), runB.reader.end()];
     // The refused run ends at once; the other one holds the last 10 tokens at its gate.
     const firstEnd = await Promise.race(ends);

@@ -47,7 +47,8 @@ export class ConversationObject extends DurableObject<AppEnv> {
       contextTimeoutMs: Number(env.BYOK_CONTEXT_TIMEOUT_MS) || 30_000,
       catalog: () => modelCatalogFor(env, this.#principal),
       search: () => searchSettingFromEnv(env).config,
-      provider: (model) => this.#guarded(createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})),
+      provider: (model) =>
+        this.#guarded(createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})),
       admitRun: async (runId, replaces) => this.#limits?.admit(runId, replaces),
       onRunFinished: (summary) => {
         if (this.#limits) ctx.waitUntil(this.#limits.release(summary.runId));

@@ -289,7 +289,11 @@ export class ConversationSession {
   /** A run its limits refused ends at once with their error; the input it took waits for the next run. */
   #refused(deps: SettleDeps, run: RunHandle, plan: RunPlan, err: unknown, queued: Injection[]): RunOutcome {
     this.#queuedForNextRun.unshift(...queued);
-    return settleRun(deps, { runId: run.runId, modelName: plan.model.name, signal: run.signal }, { kind: "threw", usage: emptyUsage(), error: err });
+    return settleRun(
+      deps,
+      { runId: run.runId, modelName: plan.model.name, signal: run.signal },
+      { kind: "threw", usage: emptyUsage(), error: err },
+    );
   }
 
   /** runAgent settles every failure itself; this guards against a bug past it, so the stream still ends. */

@@ -30,7 +30,12 @@ export interface ModelCheckResult {
  * Checks one of the caller's models (its catalogue: src/config/principal-models.ts). A hosted
  * user's check is a run for their limits and its call is counted in the team's budget.
  */
-export async function checkModel(catalog: ModelCatalog, name: string, rawBody: unknown, limits?: PrincipalLimits): Promise<ModelCheckResult> {
+export async function checkModel(
+  catalog: ModelCatalog,
+  name: string,
+  rawBody: unknown,
+  limits?: PrincipalLimits,
+): Promise<ModelCheckResult> {
   const model = catalog.models.find((m) => m.name === name);
   if (!model) {
     const problem = catalog.problems.get(name);

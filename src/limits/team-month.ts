@@ -4,7 +4,7 @@
 import { AppError } from "../proto/connect/error.ts";
 
 /** A reservation whose call never reports back (its object died) stops counting after this. */
-export const RESERVATION_MS = 15 * 60_000;
+const RESERVATION_MS = 15 * 60_000;
 
 export interface TeamMonth {
   /** `YYYY-MM`, UTC. */
@@ -25,7 +25,7 @@ export function monthDays(month: string): { from: string; until: string } {
   return { from: `${month}-01`, until: next };
 }
 
-export function budgetUsedUp(budget: number): AppError {
+function budgetUsedUp(budget: number): AppError {
   return new AppError("resource_exhausted", `team monthly token budget of ${budget} tokens is used up`);
 }
 

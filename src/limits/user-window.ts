@@ -3,7 +3,7 @@
 // lost to a crash frees its slot on its own (docs/hosting.md#limits).
 import { AppError } from "../proto/connect/error.ts";
 
-export const RPM_WINDOW_MS = 60_000;
+const RPM_WINDOW_MS = 60_000;
 /** A run's slot is held this long past its last renewal. */
 export const LEASE_MS = 120_000;
 
@@ -22,7 +22,7 @@ export interface UserWindow {
 export const emptyWindow = (): UserWindow => ({ starts: [], leases: {} });
 
 /** Drops starts out of the window and expired leases. */
-export function pruned(window: UserWindow, nowMs: number): UserWindow {
+function pruned(window: UserWindow, nowMs: number): UserWindow {
   const leases = Object.fromEntries(Object.entries(window.leases).filter(([, until]) => until > nowMs));
   return { starts: window.starts.filter((at) => at > nowMs - RPM_WINDOW_MS), leases };
 }

@@ -7,12 +7,14 @@ import migrations from "../../migrations/do/migrations.js";
 import { modelCatalogFor } from "../config/principal-models.ts";
 import { searchSettingFromEnv } from "../config/search.ts";
 import { createProvider } from "../provider/index.ts";
+import type { Provider } from "../provider/types.ts";
 import { ConversationStore, type RunRecord } from "../store/conversation-store.ts";
 import { recordRunUsage } from "../store/d1/usage.ts";
 import type { AppEnv } from "../env.ts";
 import { ConversationSession, type AppendInput, type AppendResult, type RunSummary } from "./session.ts";
 import type { Subscription } from "./outbox.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
+import { limitsFor, type PrincipalLimits } from "../limits/principal-limits.ts";
 
 export class ConversationObject extends DurableObject<AppEnv> {
   readonly #store: ConversationStore;
@@ -20,6 +22,8 @@ export class ConversationObject extends DurableObject<AppEnv> {
   /** Every call names the one principal this object belongs to (its name is scoped by it). */
   #principal = "";
   #teamId: string | null = null;
+  /** The hosted user's limits (docs/hosting.md#limits); undefined for "local". */
+  #limits: PrincipalLimits | undefined;
   #initError: unknown;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
@@ -43,8 +47,13 @@ export class ConversationObject extends DurableObject<AppEnv> {
       contextTimeoutMs: Number(env.BYOK_CONTEXT_TIMEOUT_MS) || 30_000,
       catalog: () => modelCatalogFor(env, this.#principal),
       search: () => searchSettingFromEnv(env).config,
-      provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),
-      onRunFinished: (summary) => ctx.waitUntil(this.#recordUsage(summary)),
+      provider: (model) =>
+        this.#guarded(createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})),
+      admitRun: async (runId, replaces) => this.#limits?.admit(runId, replaces),
+      onRunFinished: (summary) => {
+        if (this.#limits) ctx.waitUntil(this.#limits.release(summary.runId));
+        ctx.waitUntil(this.#recordUsage(summary));
+      },
     });
   }
 
@@ -63,7 +72,12 @@ export class ConversationObject extends DurableObject<AppEnv> {
     this.#ready();
     this.#principal = input.principal;
     this.#teamId = input.teamId ?? null;
+    this.#limits ??= limitsFor(this.env, { id: this.#principal, teamId: this.#teamId });
     return this.#session.append(input);
+  }
+
+  #guarded(provider: Provider): Provider {
+    return this.#limits ? this.#limits.guard(provider) : provider;
   }
 
   async #recordUsage(summary: RunSummary): Promise<void> {

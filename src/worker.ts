@@ -50,7 +50,7 @@ app.route("/__bench", benchRoutes); // answers only when BYOK_BENCH_ROUTES is "t
 app.post("/byok/v1/models/:name/check", async (c) => {
   const body = c.req.header("content-type")?.includes("json") ? await c.req.json().catch(() => null) : undefined;
   if (body === null) throw new AppError("invalid_argument", "the body is not valid JSON");
-  return c.json(await checkModel(modelCatalogFor(c.env, c.var.principal.id), c.req.param("name"), body));
+  return c.json(await checkModel(c.env, await modelCatalogFor(c.env, c.var.principal), c.req.param("name"), body));
 });
 
 app.post("/:service/:method", async (c) => {
@@ -58,7 +58,7 @@ app.post("/:service/:method", async (c) => {
   if (!handler) throw unimplemented(c.req.path);
   await readUnaryBody(c.req.raw); // validates framing; requests carry nothing we need
   const principal = c.var.principal;
-  const models = modelCatalogFor(c.env, principal.id).models;
+  const models = (await modelCatalogFor(c.env, principal)).models;
   return protoResponse(handler({ models, principal: principal.id, ...(principal.kind === "user" && { email: principal.email }) }));
 });
 

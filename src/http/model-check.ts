@@ -2,6 +2,8 @@
 // tokens per second, or shows the provider's error (already redacted).
 import { z } from "zod";
 import type { ModelCatalog } from "../config/models.ts";
+import { withOpenedKey } from "../config/stored-key.ts";
+import type { KekEnv } from "../crypto/kek.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { createProvider } from "../provider/index.ts";
 import { ProviderError } from "../provider/failure.ts";
@@ -26,7 +28,7 @@ export interface ModelCheckResult {
 }
 
 /** Checks one of the caller's models (its catalogue: src/config/principal-models.ts). */
-export async function checkModel(catalog: ModelCatalog, name: string, rawBody: unknown): Promise<ModelCheckResult> {
+export async function checkModel(env: KekEnv, catalog: ModelCatalog, name: string, rawBody: unknown): Promise<ModelCheckResult> {
   const model = catalog.models.find((m) => m.name === name);
   if (!model) {
     const problem = catalog.problems.get(name);
@@ -34,10 +36,11 @@ export async function checkModel(catalog: ModelCatalog, name: string, rawBody: u
   }
   const parsed = bodySchema.safeParse(rawBody);
   if (!parsed.success) throw new AppError("invalid_argument", 'the body must be {} or {"prompt": "…"}');
-  return probe(model, parsed.data?.prompt ?? CHECK_PROMPT);
+  return probeModel(await withOpenedKey(env, model), parsed.data?.prompt ?? CHECK_PROMPT);
 }
 
-async function probe(model: ModelConfig, prompt: string): Promise<ModelCheckResult> {
+/** One small request to a model whose key is open (also the admin API's model test). */
+export async function probeModel(model: ModelConfig, prompt = CHECK_PROMPT): Promise<ModelCheckResult> {
   const started = Date.now();
   const timings: CallTimings = {};
   let ttftMs: number | undefined;

@@ -143,6 +143,26 @@ describe("models", () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  it("lists the credentials and models routes", async () => {
+    const doc = expectStatus(await api<{ paths: Record<string, Record<string, unknown>> }>("GET", "/api/openapi.json", { token: null }), 200);
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented).toEqual(
+      expect.arrayContaining([
+        "POST /api/v1/credentials",
+        "GET /api/v1/credentials",
+        "POST /api/v1/credentials/{credential_id}/rotate",
+        "DELETE /api/v1/credentials/{credential_id}",
+        "POST /api/v1/models",
+        "GET /api/v1/models",
+        "PATCH /api/v1/models/{model_id}",
+        "DELETE /api/v1/models/{model_id}",
+        "POST /api/v1/models/{model_id}/test",
+      ]),
+    );
+  });
+});
+
 describe("model test endpoint", () => {
   it("measures a stored model with its credential's key and reports the provider's error without it", async () => {
     const { admin: a, member: m } = await teamWithPeople();

@@ -6,7 +6,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../src/worker.ts";
-import { api, type ApiError, type ApiResponse, expectStatus, LOCAL_TOKEN, type Member, type Team, teamWithPeople } from "./support/admin-client.ts";
+import {
+  api,
+  type ApiError,
+  type ApiResponse,
+  expectStatus,
+  LOCAL_TOKEN,
+  type Member,
+  type Team,
+  teamWithPeople,
+} from "./support/admin-client.ts";
 import { BASE } from "./support/cursor-client.ts";
 
 const KEY = "sk-credential-secret-abcd1234";
@@ -39,7 +48,14 @@ function expectError(res: ApiResponse<unknown>, status: number, code: string): s
 }
 
 function credentialBody(scope: "user" | "team", extra: Record<string, unknown> = {}) {
-  return { name: `cred ${crypto.randomUUID()}`, provider: "openai-chat", base_url: `${env.FAKE_PROVIDER_URL}/v1/`, api_key: KEY, scope, ...extra };
+  return {
+    name: `cred ${crypto.randomUUID()}`,
+    provider: "openai-chat",
+    base_url: `${env.FAKE_PROVIDER_URL}/v1/`,
+    api_key: KEY,
+    scope,
+    ...extra,
+  };
 }
 
 async function createCredential(token: string, scope: "user" | "team", extra: Record<string, unknown> = {}): Promise<Credential> {
@@ -71,11 +87,16 @@ describe("credentials", () => {
       .bind(created.id)
       .first<{ encrypted_key: string }>();
     expect(row?.encrypted_key).not.toContain(KEY.slice(3, 20));
-    const team_row = await env.DB.prepare("SELECT wrapped_data_key FROM teams WHERE id = ?").bind(team.id).first<{ wrapped_data_key: string }>();
+    const team_row = await env.DB.prepare("SELECT wrapped_data_key FROM teams WHERE id = ?")
+      .bind(team.id)
+      .first<{ wrapped_data_key: string }>();
     expect(team_row?.wrapped_data_key).toEqual(expect.any(String));
 
     const rotated = expectStatus(
-      await api<Credential>("POST", `/api/v1/credentials/${created.id}/rotate`, { token: memberA.token, body: { api_key: "sk-new-key-98765" } }),
+      await api<Credential>("POST", `/api/v1/credentials/${created.id}/rotate`, {
+        token: memberA.token,
+        body: { api_key: "sk-new-key-98765" },
+      }),
       200,
     );
     expect(rotated).toMatchObject({ id: created.id, key_last_four: "8765" });
@@ -118,7 +139,8 @@ describe("credentials", () => {
   it("answers rotate and delete by role: owner or team admin yes, a member on a team credential 403, outside reach 404", async () => {
     const shared = await createCredential(admin.token, "team");
     const personal = await createCredential(memberA.token, "user");
-    const rotate = (id: string, token: string) => api("POST", `/api/v1/credentials/${id}/rotate`, { token, body: { api_key: "sk-rotated-000001" } });
+    const rotate = (id: string, token: string) =>
+      api("POST", `/api/v1/credentials/${id}/rotate`, { token, body: { api_key: "sk-rotated-000001" } });
 
     expectError(await rotate(shared.id, memberA.token), 403, "permission_denied");
     expectError(await api("DELETE", `/api/v1/credentials/${shared.id}`, { token: memberA.token }), 403, "permission_denied");
@@ -140,7 +162,8 @@ describe("credentials", () => {
   });
 
   it("refuses private base URLs unless allowed, reserved headers, and unknown fields, without echoing the key", async () => {
-    const bare = (extra: Record<string, unknown>) => api("POST", "/api/v1/credentials", { token: memberA.token, body: credentialBody("user", extra) });
+    const bare = (extra: Record<string, unknown>) =>
+      api("POST", "/api/v1/credentials", { token: memberA.token, body: credentialBody("user", extra) });
     expect(expectError(await bare({ headers: { authorization: "Bearer x" } }), 400, "invalid_argument")).toContain('"authorization"');
     expect(expectError(await bare({ headers: { "X-Api-Key": "x" } }), 400, "invalid_argument")).toContain('"x-api-key"');
     expect(expectError(await bare({ base_url: "not a url" }), 400, "invalid_argument")).toContain("body.base_url");

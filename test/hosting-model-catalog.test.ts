@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { setModelCatalogClock } from "../src/config/principal-models.ts";
 import { conversationName } from "../src/durable/names.ts";
 import { fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import { AvailableModelsResponseSchema, GetDefaultModelResponseSchema } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
@@ -53,6 +54,25 @@ describe("a hosted user's models in Cursor", () => {
     expect(await usableNames(member.token)).toEqual([shared.name, mine.name]);
     // The single-user principal keeps BYOK_MODELS.
     expect(await usableNames(LOCAL_TOKEN)).toEqual(["fake-model", "fake-small", "fake-responses", "fake-anthropic", "fake-stall"]);
+  });
+
+  it("reuses a user's model list for less than 5 s, so a change made elsewhere shows within 5 s", async () => {
+    const { admin } = await teamWithPeople();
+    const cred = await storeCredential(admin.token, "team", "sk-cache-key-7777");
+    const model = await storeModel(admin.token, { credential_id: cred.id, scope: "team" });
+    let now = Date.now();
+    setModelCatalogClock(() => now);
+    try {
+      expect(await usableNames(admin.token)).toEqual([model.name]);
+      // As another isolate would: straight in D1, without clearing this isolate's cache.
+      await env.DB.prepare("UPDATE models SET enabled = 0 WHERE id = ?").bind(model.id).run();
+      now += 4_900;
+      expect(await usableNames(admin.token)).toEqual([model.name]);
+      now += 100;
+      expect(await usableNames(admin.token)).toEqual([]);
+    } finally {
+      setModelCatalogClock(Date.now);
+    }
   });
 
   it("runs a turn on a team model with that credential's key and prices it in the usage ledger", async () => {

@@ -64,7 +64,10 @@ describe("models", () => {
       price_cache_read_per_mtok: null,
       owner_user_id: memberA.user.id,
     });
-    const renamed = expectStatus(await patch(created.id, memberA.token, { name: `renamed-${created.id}`, enabled: false, reasoning_effort: null }), 200);
+    const renamed = expectStatus(
+      await patch(created.id, memberA.token, { name: `renamed-${created.id}`, enabled: false, reasoning_effort: null }),
+      200,
+    );
     expect(renamed).toMatchObject({ name: `renamed-${created.id}`, enabled: false, reasoning_effort: null, context_window: 64000 });
     expect(await modelNames(memberA.token)).toContain(renamed.name);
     expect((await remove(created.id, memberA.token)).status).toBe(204);
@@ -73,8 +76,19 @@ describe("models", () => {
   });
 
   it("answers every endpoint by role: the team's model is the admins' to change, a personal one its owner's alone", async () => {
-    expectError(await api("POST", "/api/v1/models", { token: memberA.token, body: { name: "x", credential_id: teamCred.id, model: "m", scope: "team" } }), 403, "permission_denied");
-    expectError(await api("POST", "/api/v1/models", { body: { name: "x", credential_id: teamCred.id, model: "m", scope: "team" } }), 403, "permission_denied");
+    expectError(
+      await api("POST", "/api/v1/models", {
+        token: memberA.token,
+        body: { name: "x", credential_id: teamCred.id, model: "m", scope: "team" },
+      }),
+      403,
+      "permission_denied",
+    );
+    expectError(
+      await api("POST", "/api/v1/models", { body: { name: "x", credential_id: teamCred.id, model: "m", scope: "team" } }),
+      403,
+      "permission_denied",
+    );
     const shared = await storeModel(admin.token, { credential_id: teamCred.id, scope: "team" });
     const personal = await storeModel(memberA.token, { credential_id: teamCred.id, scope: "user" });
 
@@ -106,10 +120,21 @@ describe("models", () => {
     const { admin: a, member: m } = await teamWithPeople();
     const cred = await storeCredential(a.token, "team", TEAM_KEY);
     const shared = await storeModel(a.token, { name: "shared-name", credential_id: cred.id, scope: "team" });
-    expectError(await api("POST", "/api/v1/models", { token: m.token, body: { name: "shared-name", credential_id: cred.id, model: "x", scope: "user" } }), 409, "already_exists");
+    expectError(
+      await api("POST", "/api/v1/models", {
+        token: m.token,
+        body: { name: "shared-name", credential_id: cred.id, model: "x", scope: "user" },
+      }),
+      409,
+      "already_exists",
+    );
     const mine = await storeModel(m.token, { name: "mine", credential_id: cred.id, scope: "user" });
     // A team model may not take a name one of its members already sees.
-    expectError(await api("POST", "/api/v1/models", { token: a.token, body: { name: "mine", credential_id: cred.id, model: "x", scope: "team" } }), 409, "already_exists");
+    expectError(
+      await api("POST", "/api/v1/models", { token: a.token, body: { name: "mine", credential_id: cred.id, model: "x", scope: "team" } }),
+      409,
+      "already_exists",
+    );
     // The admin's own personal model may share a name with another member's personal one: nobody sees both.
     await storeModel(a.token, { name: "mine", credential_id: cred.id, scope: "user" });
     expectError(await patch(mine.id, m.token, { name: "shared-name" }), 409, "already_exists");
@@ -122,15 +147,28 @@ describe("models", () => {
   });
 
   it("runs a model only on a credential its users may use: never another team's, nor a personal one for the team", async () => {
-    const body = (credential_id: string, scope: "user" | "team") => ({ name: `n-${crypto.randomUUID()}`, credential_id, model: "x", scope });
+    const body = (credential_id: string, scope: "user" | "team") => ({
+      name: `n-${crypto.randomUUID()}`,
+      credential_id,
+      model: "x",
+      scope,
+    });
     expectError(await api("POST", "/api/v1/models", { token: memberA.token, body: body(otherCred.id, "user") }), 404, "not_found");
     expectError(await api("POST", "/api/v1/models", { token: admin.token, body: body(personalCred.id, "user") }), 404, "not_found");
     const adminPersonal = await storeCredential(admin.token, "user", "sk-admin-personal-1111");
     expectError(await api("POST", "/api/v1/models", { token: admin.token, body: body(adminPersonal.id, "team") }), 400, "invalid_argument");
-    expectError(await api("POST", "/api/v1/models", { token: memberA.token, body: body("cred_000000000000000000000000", "user") }), 404, "not_found");
+    expectError(
+      await api("POST", "/api/v1/models", { token: memberA.token, body: body("cred_000000000000000000000000", "user") }),
+      404,
+      "not_found",
+    );
     const mine = await storeModel(memberA.token, { credential_id: personalCred.id, scope: "user" });
     expectError(await patch(mine.id, memberA.token, { credential_id: otherCred.id }), 404, "not_found");
-    expectError(await api("POST", "/api/v1/models", { token: memberA.token, body: { ...body(teamCred.id, "user"), headers: { Host: "x" } } }), 400, "invalid_argument");
+    expectError(
+      await api("POST", "/api/v1/models", { token: memberA.token, body: { ...body(teamCred.id, "user"), headers: { Host: "x" } } }),
+      400,
+      "invalid_argument",
+    );
   });
 
   it("stops listing the models on a credential once it is deleted", async () => {
@@ -145,7 +183,10 @@ describe("models", () => {
 
 describe("the OpenAPI document", () => {
   it("lists the credentials and models routes", async () => {
-    const doc = expectStatus(await api<{ paths: Record<string, Record<string, unknown>> }>("GET", "/api/openapi.json", { token: null }), 200);
+    const doc = expectStatus(
+      await api<{ paths: Record<string, Record<string, unknown>> }>("GET", "/api/openapi.json", { token: null }),
+      200,
+    );
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect(documented).toEqual(
       expect.arrayContaining([

@@ -107,11 +107,7 @@ credentialRoutes.openapi(
     security: BEARER,
     request: {
       query: z.object({
-        team_id: z
-          .string()
-          .max(100)
-          .optional()
-          .openapi({ description: "Operator only: one team's credentials" }),
+        team_id: z.string().max(100).optional().openapi({ description: "Operator only: one team's credentials" }),
       }),
     },
     responses: { 200: json(z.object({ credentials: z.array(CredentialSchema) }), "The credentials"), ...errorResponses() },

@@ -61,7 +61,12 @@ const CreateModel = z
   .strictObject({ name: Name, credential_id: z.string().min(1).max(100), model: ProviderModel, scope: Scope, ...optional })
   .openapi("CreateModel");
 const PatchModel = z
-  .strictObject({ name: Name.optional(), credential_id: z.string().min(1).max(100).optional(), model: ProviderModel.optional(), ...optional })
+  .strictObject({
+    name: Name.optional(),
+    credential_id: z.string().min(1).max(100).optional(),
+    model: ProviderModel.optional(),
+    ...optional,
+  })
   .openapi("PatchModel");
 
 export const modelRoutes = adminRoutes();
@@ -184,7 +189,12 @@ async function usableCredential(
   credentialId: string,
   owner: { teamId: string; scope: "user" | "team"; ownerUserId: string | null },
 ): Promise<CredentialRow> {
-  const credential = within(await credentialById(db, credentialId), (cred) => ownedReach(principal, cred), "view", `credential ${credentialId}`);
+  const credential = within(
+    await credentialById(db, credentialId),
+    (cred) => ownedReach(principal, cred),
+    "view",
+    `credential ${credentialId}`,
+  );
   if (credential.teamId !== owner.teamId) throw new AppError("not_found", `credential ${credentialId} not found`);
   if (owner.scope === "team" && credential.scope !== "team") {
     throw new AppError("invalid_argument", "body.credential_id: a team model needs a team credential, not a personal one");

@@ -31,7 +31,7 @@ export interface ModelConfig {
 }
 
 /** Ciphertext only: the credential's key envelope and its team's wrapped data key. */
-export interface StoredKey {
+interface StoredKey {
   teamId: string;
   credentialId: string;
   encryptedKey: string;

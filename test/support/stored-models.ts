@@ -24,11 +24,21 @@ export interface StoredModel {
 
 /** A credential on the fake provider with `apiKey`. */
 export async function storeCredential(token: string, scope: "user" | "team", apiKey: string, extra: Record<string, unknown> = {}) {
-  const body = { name: `cred ${crypto.randomUUID()}`, provider: "openai-chat", base_url: `${env.FAKE_PROVIDER_URL}/v1`, api_key: apiKey, scope, ...extra };
+  const body = {
+    name: `cred ${crypto.randomUUID()}`,
+    provider: "openai-chat",
+    base_url: `${env.FAKE_PROVIDER_URL}/v1`,
+    api_key: apiKey,
+    scope,
+    ...extra,
+  };
   return expectStatus(await api<StoredCredential>("POST", "/api/v1/credentials", { token, body }), 201);
 }
 
-export async function storeModel(token: string, body: { name?: string; credential_id: string; scope: "user" | "team"; [field: string]: unknown }) {
+export async function storeModel(
+  token: string,
+  body: { name?: string; credential_id: string; scope: "user" | "team"; [field: string]: unknown },
+) {
   const full = { name: `model-${crypto.randomUUID()}`, model: "fake-hosted", ...body };
   return expectStatus(await api<StoredModel>("POST", "/api/v1/models", { token, body: full }), 201);
 }

@@ -2,7 +2,13 @@
 import { describe, expect, it } from "vitest";
 import { runCostUsd } from "../../src/config/model-prices.ts";
 
-const usage = { inputTokens: 1_000_000, outputTokens: 200_000, cacheReadTokens: 600_000, cacheWriteTokens: 100_000, reasoningTokens: 50_000 };
+const usage = {
+  inputTokens: 1_000_000,
+  outputTokens: 200_000,
+  cacheReadTokens: 600_000,
+  cacheWriteTokens: 100_000,
+  reasoningTokens: 50_000,
+};
 
 describe("run cost", () => {
   it("prices uncached input, cache reads, cache writes and output apart", () => {

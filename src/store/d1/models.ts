@@ -65,7 +65,13 @@ export async function updateModel(
   const [row] = await db
     .update(models)
     .set({ ...patch, updatedAtMs: nowMs })
-    .where(and(eq(models.id, current.id), isNull(models.deletedAtMs), renamed ? sql`NOT ${nameTaken(patch.name!, current, current.id)}` : undefined))
+    .where(
+      and(
+        eq(models.id, current.id),
+        isNull(models.deletedAtMs),
+        renamed ? sql`NOT ${nameTaken(patch.name!, current, current.id)}` : undefined,
+      ),
+    )
     .returning();
   if (row) return { model: row };
   return renamed && (await modelById(db, current.id)) ? "name-taken" : "gone";

@@ -11,6 +11,8 @@ import { defineConfig } from "vitest/config";
 export const TEST_TOKEN = "test-token";
 /** The operator's token in tests (test/support/admin-client.ts). */
 const TEST_ADMIN_TOKEN = "test-admin-token";
+/** KEY_ENCRYPTION_KEY in tests: 32 fixed bytes, base64 (stored credentials: docs/hosting.md#credentials-and-models). */
+const TEST_KEK = "dGVzdC1rZXktZW5jcnlwdGlvbi1rZXktMzItYnl0ZXM=";
 export const TEST_API_KEY = "sk-test-never-logged-0123456789";
 const TEST_SEARCH_KEY = "tvly-test-search-key-never-logged-42";
 /** Short, so the search timeout test does not wait the production 10 s. */
@@ -42,6 +44,7 @@ export default defineConfig(async () => {
               FAKE_SEARCH_URL: searchBase,
               BYOK_TOKEN: TEST_TOKEN,
               ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+              KEY_ENCRYPTION_KEY: TEST_KEK,
               BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
               // Short, so the disconnect test does not wait the production 10 s.
               BYOK_DISCONNECT_GRACE_MS: "300",

@@ -55,7 +55,7 @@ app.post("/byok/v1/models/:name/check", async (c) => {
   if (body === null) throw new AppError("invalid_argument", "the body is not valid JSON");
   const principal = c.var.principal;
   const limits = limitsFor(c.env, { id: principal.id, teamId: principal.kind === "user" ? principal.teamId : null });
-  return c.json(await checkModel(modelCatalogFor(c.env, principal.id), c.req.param("name"), body, limits));
+  return c.json(await checkModel(c.env, await modelCatalogFor(c.env, principal), c.req.param("name"), body, limits));
 });
 
 app.post("/:service/:method", async (c) => {
@@ -63,7 +63,7 @@ app.post("/:service/:method", async (c) => {
   if (!handler) throw unimplemented(c.req.path);
   await readUnaryBody(c.req.raw); // validates framing; requests carry nothing we need
   const principal = c.var.principal;
-  const models = modelCatalogFor(c.env, principal.id).models;
+  const models = (await modelCatalogFor(c.env, principal)).models;
   return protoResponse(handler({ models, principal: principal.id, ...(principal.kind === "user" && { email: principal.email }) }));
 });
 

@@ -4,13 +4,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { modelCatalogFor, setTestCatalog } from "../src/config/principal-models.ts";
 import { teamBudgetName, userLimiterName } from "../src/durable/names.ts";
 import { setLimitsClock } from "../src/limits/clock.ts";
 import type { TeamMonth } from "../src/limits/team-month.ts";
 import { admit, type UserWindow } from "../src/limits/user-window.ts";
 import { chatText, createScenario, withGates } from "./support/fake-provider.ts";
 import { BASE, startTurn } from "./support/cursor-client.ts";
+import { storeCredential, storeModel } from "./support/stored-models.ts";
 import { api, expectStatus, issueToken, type Team, type User } from "./support/admin-client.ts";
 import { exports } from "cloudflare:workers";
 
@@ -37,9 +37,11 @@ async function hostedUser(limits: { rpm?: number; concurrent?: number; budget?: 
     ...(limits.concurrent !== undefined && { max_concurrent_runs: limits.concurrent }),
   };
   const user = expectStatus(await api<User>("POST", `/api/v1/teams/${team.id}/users`, { body }), 201);
-  // Until the models API lands, the test gives the user the deployment's test models.
-  setTestCatalog(user.id, modelCatalogFor(env, "local"));
-  return { user, team, token: (await issueToken(user.id)).token };
+  const token = (await issueToken(user.id)).token;
+  // The user's own model on the fake provider, named as the scripted client asks for it.
+  const credential = await storeCredential(token, "user", "sk-limits-test-key-0123456789");
+  await storeModel(token, { name: "fake-model", model: "fake-1", credential_id: credential.id, scope: "user" });
+  return { user, team, token };
 }
 
 function turn(who: Hosted, conversationId: string, text: string) {

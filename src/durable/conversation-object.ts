@@ -4,7 +4,10 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/do/migrations.js";
+import type { ModelCatalog } from "../config/models.ts";
+import { runCostUsd } from "../config/model-prices.ts";
 import { modelCatalogFor } from "../config/principal-models.ts";
+import { keyOpeningProvider } from "../config/stored-key.ts";
 import { searchSettingFromEnv } from "../config/search.ts";
 import { createProvider } from "../provider/index.ts";
 import type { Provider } from "../provider/types.ts";
@@ -24,6 +27,8 @@ export class ConversationObject extends DurableObject<AppEnv> {
   #teamId: string | null = null;
   /** The hosted user's limits (docs/hosting.md#limits); undefined for "local". */
   #limits: PrincipalLimits | undefined;
+  /** The principal's models as of its latest append (hosted users': read from D1, cached per isolate for < 5 s). */
+  #catalog: ModelCatalog = { models: [], problems: new Map() };
   #initError: unknown;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
@@ -45,10 +50,12 @@ export class ConversationObject extends DurableObject<AppEnv> {
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       continuationWindowMs: windowMs(env.BYOK_CONTINUATION_WINDOW_MS),
       contextTimeoutMs: Number(env.BYOK_CONTEXT_TIMEOUT_MS) || 30_000,
-      catalog: () => modelCatalogFor(env, this.#principal),
+      catalog: () => this.#catalog,
       search: () => searchSettingFromEnv(env).config,
       provider: (model) =>
-        this.#guarded(createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})),
+        this.#guarded(
+          keyOpeningProvider(env, createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})),
+        ),
       admitRun: async (runId, replaces) => this.#limits?.admit(runId, replaces),
       onRunFinished: (summary) => {
         if (this.#limits) ctx.waitUntil(this.#limits.release(summary.runId));
@@ -68,11 +75,15 @@ export class ConversationObject extends DurableObject<AppEnv> {
     this.#session.unsubscribe(requestId, subscriptionId);
   }
 
-  append(input: AppendInput): AppendResult {
+  async append(input: AppendInput): Promise<AppendResult> {
     this.#ready();
     this.#principal = input.principal;
     this.#teamId = input.teamId ?? null;
     this.#limits ??= limitsFor(this.env, { id: this.#principal, teamId: this.#teamId });
+    // Before the session sees the append, so planRun reads the principal's models synchronously.
+    // Concurrent appends await the same load, so they reach the session in their order.
+    const catalog = modelCatalogFor(this.env, { id: input.principal, teamId: this.#teamId });
+    this.#catalog = catalog instanceof Promise ? await catalog : catalog;
     return this.#session.append(input);
   }
 
@@ -95,6 +106,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
       model: summary.model,
       status: summary.outcome.status,
       usage: summary.outcome.usage,
+      costUsd: runCostUsd(summary.outcome.usage, this.#catalog.prices?.get(summary.model)),
       record,
     });
   }

@@ -2,6 +2,8 @@
 // tokens per second, or shows the provider's error (already redacted).
 import { z } from "zod";
 import type { ModelCatalog } from "../config/models.ts";
+import { withOpenedKey } from "../config/stored-key.ts";
+import type { KekEnv } from "../crypto/kek.ts";
 import type { PrincipalLimits } from "../limits/principal-limits.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { createProvider } from "../provider/index.ts";
@@ -31,6 +33,7 @@ export interface ModelCheckResult {
  * user's check is a run for their limits and its call is counted in the team's budget.
  */
 export async function checkModel(
+  env: KekEnv,
   catalog: ModelCatalog,
   name: string,
   rawBody: unknown,
@@ -43,7 +46,14 @@ export async function checkModel(
   }
   const parsed = bodySchema.safeParse(rawBody);
   if (!parsed.success) throw new AppError("invalid_argument", 'the body must be {} or {"prompt": "…"}');
-  const prompt = parsed.data?.prompt ?? CHECK_PROMPT;
+  return probeModel(await withOpenedKey(env, model), parsed.data?.prompt ?? CHECK_PROMPT, limits);
+}
+
+/**
+ * One small request to a model whose key is open (also the admin API's model test). With
+ * `limits`, the check is a run for the user's limits and its call counts in the team's budget.
+ */
+export async function probeModel(model: ModelConfig, prompt = CHECK_PROMPT, limits?: PrincipalLimits): Promise<ModelCheckResult> {
   if (!limits) return probe(model, prompt, (provider) => provider);
   const checkId = `check:${crypto.randomUUID()}`;
   await limits.admit(checkId);

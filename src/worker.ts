@@ -11,11 +11,14 @@ import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http
 import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
 import { checkModel } from "./http/model-check.ts";
 import { benchRoutes } from "./http/bench-routes.ts";
+import { limitsFor } from "./limits/principal-limits.ts";
 import { AppError, toAppError } from "./proto/connect/error.ts";
 import { errorKind } from "./proto/connect/log-safe.ts";
 
 export { ConversationObject } from "./durable/conversation-object.ts";
 export { RouterObject } from "./durable/router-object.ts";
+export { TeamBudgetObject } from "./durable/team-budget-object.ts";
+export { UserLimiterObject } from "./durable/user-limiter-object.ts";
 
 type HonoEnv = { Bindings: AppEnv; Variables: { principal: RunnerPrincipal } };
 
@@ -50,7 +53,9 @@ app.route("/__bench", benchRoutes); // answers only when BYOK_BENCH_ROUTES is "t
 app.post("/byok/v1/models/:name/check", async (c) => {
   const body = c.req.header("content-type")?.includes("json") ? await c.req.json().catch(() => null) : undefined;
   if (body === null) throw new AppError("invalid_argument", "the body is not valid JSON");
-  return c.json(await checkModel(modelCatalogFor(c.env, c.var.principal.id), c.req.param("name"), body));
+  const principal = c.var.principal;
+  const limits = limitsFor(c.env, { id: principal.id, teamId: principal.kind === "user" ? principal.teamId : null });
+  return c.json(await checkModel(c.env, await modelCatalogFor(c.env, principal), c.req.param("name"), body, limits));
 });
 
 app.post("/:service/:method", async (c) => {
@@ -58,7 +63,7 @@ app.post("/:service/:method", async (c) => {
   if (!handler) throw unimplemented(c.req.path);
   await readUnaryBody(c.req.raw); // validates framing; requests carry nothing we need
   const principal = c.var.principal;
-  const models = modelCatalogFor(c.env, principal.id).models;
+  const models = (await modelCatalogFor(c.env, principal)).models;
   return protoResponse(handler({ models, principal: principal.id, ...(principal.kind === "user" && { email: principal.email }) }));
 });
 

@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentClientMessage, ConversationStateStructure } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../src/proto/bytes.ts";
-import { chatToolCalls, createScenario } from "./support/fake-provider.ts";
-import { runRequest, startTurn, type FrameReader, type RunRequestOptions } from "./support/cursor-client.ts";
+import { chatToolCalls, createScenario, httpError } from "./support/fake-provider.ts";
+import { appendOk, clientMessage, runRequest, startTurn, type FrameReader, type RunRequestOptions } from "./support/cursor-client.ts";
 import { readData, readInBlob } from "./support/exec-replies.ts";
 import { collect, providerHarness } from "./support/provider-harness.ts";
 import { createProvider, type ChatMessage } from "../src/provider/index.ts";
@@ -220,5 +220,80 @@ describe("images", () => {
     const end = await reader.end();
     expect(end.error).toMatchObject({ code: "invalid_argument", message: "image 1 of the message is not a PNG, JPEG, GIF or WebP image" });
     expect(await scenario.requests(0)).toHaveLength(0);
+  });
+});
+
+describe("a model that refuses images", () => {
+  it("ends the run with the provider's refusal and a hint to set vision: false, without prompt text or key", async () => {
+    const refusal = "Failed to deserialize the JSON body: unknown variant `image_url`, expected `text`";
+    const scenario = await createScenario([httpError(400, refusal), httpError(400, refusal)]);
+    const image = await startTurn({ conversationId: crypto.randomUUID(), text: `see this ${scenario.marker}`, images: [attachedImage()] });
+    const withImage = (await image.reader.end()).error;
+    expect(withImage?.code).toBe("unavailable");
+    expect(withImage?.message).toBe(
+      `fake-model: provider returned HTTP 400: ${refusal} (the request carried images; if this model does not take images, set "vision": false for it in BYOK_MODELS)`,
+    );
+    expect(withImage?.message).not.toContain("see this");
+    expect(withImage?.message).not.toContain("sk-test-never-logged");
+
+    const text = await startTurn({ conversationId: crypto.randomUUID(), text: `no image ${scenario.marker}` });
+    expect((await text.reader.end()).error?.message).toBe(`fake-model: provider returned HTTP 400: ${refusal}`);
+  });
+});
+
+describe("images of runtime messages", () => {
+  const userMessage = (text: string, messageId: string) => ({
+    text,
+    messageId,
+    mode: 1,
+    selectedContext: { selectedImages: [attachedImage()] },
+  });
+
+  it("gives the model the image of injected user context", async () => {
+    const scenario = await createScenario([{ steps: [{ hang: true }] }, textResponse("openai-chat", ["I see it"])]);
+    const { requestId, reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `wait ${scenario.marker}` });
+    await scenario.requests(1);
+    await reader.send(
+      clientMessage({
+        message: {
+          case: "conversationAction",
+          value: {
+            action: {
+              case: "injectContextAction",
+              value: {
+                injectionId: "inj-img",
+                expectedRunId: requestId,
+                payload: { case: "userContext", value: { userMessage: userMessage("and this picture", "inj-user") } },
+              },
+            },
+          },
+        },
+      }),
+    );
+    expect(await reader.end()).toEqual({});
+    const [, second] = await scenario.requests(2);
+    expect(imagesIn("openai-chat", second!.body)).toEqual([PNG_URI]);
+    expect(userTexts("openai-chat", second!.body).at(-1)).toBe("and this picture");
+  });
+
+  it("gives the next run the image of a user message that arrived after the turn ended", async () => {
+    const scenario = await createScenario([textResponse("openai-chat", ["one"]), textResponse("openai-chat", ["two"])]);
+    const conversationId = crypto.randomUUID();
+    const one = await startTurn({ conversationId, text: `first ${scenario.marker}` });
+    expect(await one.reader.end()).toEqual({});
+    await appendOk(
+      one.requestId,
+      "next",
+      clientMessage({
+        message: {
+          case: "conversationAction",
+          value: { action: { case: "userMessageAction", value: { userMessage: userMessage("a late picture", "late-img") } } },
+        },
+      }),
+    );
+    const two = await startTurn({ conversationId, text: "next question" });
+    expect(await two.reader.end()).toEqual({});
+    const [, second] = await scenario.requests(2);
+    expect(imagesIn("openai-chat", second!.body)).toEqual([PNG_URI]);
   });
 });

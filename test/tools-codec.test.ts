@@ -5,6 +5,8 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import {
   AgentMode,
+  CustomSubagentPermissionMode,
+  CustomSubagentSchema,
   ExecClientMessageSchema,
   ExecServerMessageSchema,
   InteractionQuerySchema,
@@ -19,6 +21,7 @@ import {
   type ToolCall,
 } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { AGENT_TOOLS } from "../src/agent/tools/index.ts";
+import { taskToolFor } from "../src/agent/tools/task.ts";
 import type {
   ClientChannel,
   ExecArgs,
@@ -610,6 +613,18 @@ describe("Task", () => {
     const card = cardOf(result.card, "taskToolCall");
     expect(card.args?.subagentType?.type.case).toBe("explore");
     expect(card.result?.result).toMatchObject({ case: "success", value: { agentId: "agent-9" } });
+  });
+
+  it("keeps a read-only custom subagent read-only when the model asks for readonly false", async () => {
+    const { client, ctx } = setup();
+    client.script(
+      reply({ case: "subagentResult", value: { result: { case: "success", value: { agentId: "agent-r", finalMessage: "ok" } } } }),
+    );
+    const task = taskToolFor([create(CustomSubagentSchema, { name: "reviewer", permissionMode: CustomSubagentPermissionMode.READONLY })]);
+    const parsed = task.parse(JSON.stringify({ description: "Review", prompt: "Review it", subagent_type: "reviewer", readonly: false }));
+    if (!parsed.ok) throw new Error(parsed.error);
+    await task.run(parsed.args, ctx);
+    expect(sentAs(client.execs[0], "subagentArgs")).toMatchObject({ subagentType: "reviewer", readonly: true });
   });
 });
 

@@ -8,6 +8,7 @@ import m0005 from './0005_drop_request_bytes.sql';
 import m0006 from './0006_tool_card.sql';
 import m0007 from './0007_context_blobs.sql';
 import m0008 from './0008_message_images.sql';
+import m0009 from './0009_request_contexts.sql';
 
   export default {
     journal,
@@ -20,7 +21,8 @@ m0004,
 m0005,
 m0006,
 m0007,
-m0008
+m0008,
+m0009
     }
   }
   

@@ -38,3 +38,32 @@ export function requireOperator(principal: Principal, env: { ADMIN_TOKEN?: strin
   }
   if (principal.kind !== "operator") throw new AppError("permission_denied", "only the operator (ADMIN_TOKEN) can do this");
 }
+
+/** Whose a credential or model is: a user's own (scope "user") or their team's (scope "team"). */
+export interface Owned {
+  teamId: string;
+  scope: "user" | "team";
+  ownerUserId: string | null;
+}
+
+/**
+ * A credential or model: a personal one is seen and changed by its owner alone (and the
+ * operator), not even by the team's admins; a team one is seen by the team, changed by its admins.
+ */
+export function ownedReach(principal: Principal, item: Owned): Reach {
+  if (principal.kind === "operator") return "manage";
+  if (principal.kind !== "user" || principal.teamId !== item.teamId) return "none";
+  if (item.scope === "team") return principal.role === "admin" ? "manage" : "view";
+  return item.ownerUserId === principal.id ? "manage" : "none";
+}
+
+/** Who creates a credential or model of `scope`: a team's user; scope "team" only its admins. */
+export function requireCreator(principal: Principal, scope: "user" | "team", what: string): Extract<Principal, { kind: "user" }> {
+  if (principal.kind !== "user") {
+    throw new AppError("permission_denied", `${what}s belong to a team's users; create them with a user token (byok_…)`);
+  }
+  if (scope === "team" && principal.role !== "admin") {
+    throw new AppError("permission_denied", `only an admin of the team can create a team ${what}; members create scope "user"`);
+  }
+  return principal;
+}

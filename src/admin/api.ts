@@ -8,15 +8,28 @@ import { authenticate } from "../auth/principal.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { adminRoutes } from "./context.ts";
 import { adminErrorResponse } from "./errors.ts";
+import { credentialRoutes } from "./credentials.ts";
 import { meRoutes } from "./me.ts";
 import { rewrapRoutes } from "./rewrap.ts";
+import { modelTestRoutes } from "./model-test.ts";
+import { modelRoutes } from "./models.ts";
 import { teamRoutes } from "./teams.ts";
 import { tokenRoutes } from "./tokens.ts";
 import { usageRoutes } from "./usage.ts";
 import { userRoutes } from "./users.ts";
 
 /** The resources under /api/v1; a new one (credentials, models, usage, rewrap) is a file beside these and a line here. */
-const RESOURCES = [meRoutes, teamRoutes, userRoutes, tokenRoutes, usageRoutes, rewrapRoutes];
+const RESOURCES = [
+  meRoutes,
+  teamRoutes,
+  userRoutes,
+  tokenRoutes,
+  credentialRoutes,
+  modelRoutes,
+  modelTestRoutes,
+  usageRoutes,
+  rewrapRoutes,
+];
 
 const BODY_MAX_BYTES = 64 * 1024;
 

@@ -3,6 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError } from "../proto/connect/error.ts";
 import { d1 } from "../store/d1/db.ts";
+import { forgetCachedLimits } from "../limits/limits-cache.ts";
 import { allTeams, createTeam, type TeamPatch, type TeamRow, teamById, updateTeam } from "../store/d1/teams.ts";
 import { requireOperator, teamReach, within } from "./access.ts";
 import { adminRoutes } from "./context.ts";
@@ -78,6 +79,7 @@ teamRoutes.openapi(
       ...(body.monthly_token_budget !== undefined && { monthlyTokenBudget: body.monthly_token_budget }),
     };
     const updated = await updateTeam(db, team.id, patch, Date.now());
+    forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
     if ("conflict" in updated) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
     return c.json(teamJson(updated.team), 200);
   },

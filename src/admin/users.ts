@@ -2,6 +2,7 @@
 // them. Removing a user revokes their tokens; a team keeps at least one admin.
 import { createRoute, z } from "@hono/zod-openapi";
 import { forgetCachedUser } from "../auth/principal.ts";
+import { forgetCachedLimits } from "../limits/limits-cache.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { d1 } from "../store/d1/db.ts";
 import { teamById } from "../store/d1/teams.ts";
@@ -120,6 +121,7 @@ userRoutes.openapi(
     const updated = await updateUser(db, user, patch, Date.now());
     if (!updated) throw lastAdmin(user);
     forgetCachedUser(user.id); // the new role holds here at once, elsewhere within 5 s
+    forgetCachedLimits(); // so do new limits (docs/hosting.md#limits)
     return c.json(userJson(updated), 200);
   },
 );

@@ -11,6 +11,7 @@ import { AppError } from "../proto/connect/error.ts";
 import type { ConversationStore, StoredMessage } from "../store/conversation-store.ts";
 import type { ChatMessage, ModelConfig, Provider, ToolDefinition, Usage } from "../provider/types.ts";
 import { callModel } from "./model-call.ts";
+import { REQUEST_IMAGES_MAX } from "../provider/image-budget.ts";
 import { projectHistory } from "./history-projection.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
 import { REQUEST_CONTEXT_KEY_PREFIX } from "./context/message.ts";
@@ -95,7 +96,8 @@ export function estimateTokens(messages: ChatMessage[], tools: ToolDefinition[])
     images += value.length;
     return undefined;
   });
-  return Math.ceil((text.length + JSON.stringify(tools).length) / 4) + images * IMAGE_TOKENS;
+  // A request carries at most REQUEST_IMAGES_MAX images; older ones are a short note.
+  return Math.ceil((text.length + JSON.stringify(tools).length) / 4) + Math.min(images, REQUEST_IMAGES_MAX) * IMAGE_TOKENS;
 }
 
 /** Whether a request of this size would overflow the model's window (leaving room for output). */

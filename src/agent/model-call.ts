@@ -18,6 +18,7 @@ import {
   type Usage,
 } from "../provider/types.ts";
 import { isContextOverflow, ProviderError, withoutPromptQuotes } from "../provider/failure.ts";
+import { withVisionHint } from "../provider/images.ts";
 import { isRetryable, retryDelayMs, sleepUnlessAborted } from "../provider/retry.ts";
 
 export interface ModelCallInput {
@@ -63,7 +64,9 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
       return await attemptCall(deps, input, index, attempt, emitted);
     } catch (caught) {
       const err =
-        caught instanceof ProviderError && !isContextOverflow(caught) ? withoutPromptQuotes(caught, promptTexts(input.messages)) : caught;
+        caught instanceof ProviderError && !isContextOverflow(caught)
+          ? withVisionHint(withoutPromptQuotes(caught, promptTexts(input.messages)), input.model, input.messages)
+          : caught;
       if (input.signal.aborted || emitted.any || attempt >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
       await sleepUnlessAborted(retryDelayMs(attempt + 1, err), input.signal);
     }

@@ -131,6 +131,11 @@ export class RequestChannel implements ClientChannel {
     for (const [id, open] of this.#execs) if (open.toolCallId === toolCallId) this.#execs.delete(id);
   }
 
+  /** Forgets one finished exec, when others may share its tool call id (request_context_args). */
+  releaseExec(id: number): void {
+    this.#execs.delete(id);
+  }
+
   /**
    * Sends exec_server_control_message.abort for every exec still open, except
    * detached (Task) execs unless `includeDetached`.

@@ -2,7 +2,7 @@
 // only the active model cycle or tool round, never the whole run. `offer` is the
 // one place that decides what happens to input arriving mid-run.
 import { updates } from "../proto/frames.ts";
-import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentServerMessage, SelectedImage } from "../proto/gen/agent/v1/agent_pb.ts";
 import type { ContextSource } from "./context/source.ts";
 
 export interface Injection {
@@ -14,6 +14,8 @@ export interface Injection {
   kind: "user" | "system";
   /** The request context that came with it; it enters the history before the message. */
   context?: ContextSource;
+  /** The images attached to a user message (selected_context.selected_images). */
+  images?: readonly SelectedImage[];
 }
 
 type RunPhase = "preparing" | "model" | "tools" | "finishing";

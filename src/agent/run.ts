@@ -22,7 +22,8 @@ import type { RequestChannel } from "./request-channel.ts";
 import { prepareCheckpoint } from "./checkpoint-sync.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
 import { runToolRound } from "./tool-round.ts";
-import { readClientBlob, recoverHistory } from "./recovery.ts";
+import { recoverHistory } from "./recovery.ts";
+import { readClientBlob } from "./client-blob.ts";
 import { userImages } from "./user-images.ts";
 import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "./tools/types.ts";
@@ -35,6 +36,8 @@ import { resolveContext } from "./context/resolve.ts";
 import { contextEntry, latestContext } from "./context/message.ts";
 import { mergeContexts } from "./context/parts.ts";
 import { toolsForContext } from "./context/tools.ts";
+import { contextInForce, keepContext } from "./context/in-force.ts";
+import { USER_TEXT_MAX_BYTES } from "./limits.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
 const MAX_MODEL_CALLS_PER_RUN = 100;
@@ -56,7 +59,7 @@ export interface RunInput {
   clientState?: { state: ConversationStateStructure; prefetched: Map<string, Uint8Array> };
   signal: AbortSignal;
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
-  /** The web search backend WebSearch uses; set exactly when `tools` offers WebSearch. */
+  /** The configured web search backend, if any: WebSearch is offered only with one, and not when the context switches it off. */
   search?: SearchConfig;
   /** Steers the run from outside (injections); created by the caller so it can reach it. */
   control: RunControl;
@@ -64,9 +67,12 @@ export interface RunInput {
   queued?: Injection[];
   /** The request context the action carries, and the blobs the client pushed with it (docs/request-context.md). */
   context?: { source: ContextSource; prefetched: Map<string, Uint8Array> };
-  /** How long the run waits for each answer of the client about its request context. */
+  /** How long the run waits for each answer of the client about its request context, and for each blob it holds (get_blob). */
   contextTimeoutMs: number;
-  /** The resolved request context (set once the run has read it); the offered tools follow from it. */
+  /**
+   * The request context in force (set once the run has read it). The run's tools follow from it as
+   * it was when the run started; an injected context changes it, not the tools (docs/request-context.md).
+   */
   requestContext?: RequestContext;
 }
 
@@ -81,10 +87,12 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
   const tally = new RunTally();
   let ending: RunEnding;
   try {
-    const requestContext = await prepareHistory(deps, input);
+    const carried = await prepareHistory(deps, input);
+    // Without a context of its own the run keeps the conversation's last one (docs/request-context.md).
+    const requestContext = await contextInForce(deps.store, input.conversationId, carried);
     const run = requestContext ? { ...input, requestContext, tools: toolsForContext(input.tools, requestContext) } : input;
     if (run.action.kind === "summarize") await summarize(deps, run, tally);
-    else await converse(deps, run, tally);
+    else await converse(deps, run, tally, carried);
     ending = { kind: "completed", usage: tally.usage };
   } catch (error) {
     ending = { kind: "threw", usage: tally.usage, error };
@@ -118,8 +126,8 @@ async function summarize(deps: RunDeps, input: RunInput, tally: RunTally): Promi
   await finishTurn(deps, input, tally);
 }
 
-/** Model call → tool round → model call … until the model answers without tools. */
-async function converse(deps: RunDeps, input: RunInput, tally: RunTally): Promise<void> {
+/** Model call → tool round → model call … until the model answers without tools; `carried`: the action's own context. */
+async function converse(deps: RunDeps, input: RunInput, tally: RunTally, carried: RequestContext | undefined): Promise<void> {
   const { control } = input;
   for (const queued of input.queued ?? []) control.inject(queued);
   // Resume: tool calls left pending by an interrupted run run first, before any model call.
@@ -127,11 +135,7 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally): Promis
   if (pending) {
     await runRound(deps, input, "resume", pending.calls);
     // The resumed calls' results first; then the resume's request context (docs/request-context.md).
-    deps.store.appendMessages(
-      input.conversationId,
-      input.runId,
-      await contextItems(deps.store, input.conversationId, input.requestContext),
-    );
+    deps.store.appendMessages(input.conversationId, input.runId, await contextItems(deps.store, input.conversationId, carried));
     await checkpoint(deps, input, tally);
   }
   const tools = input.tools.map((t) => t.definition);
@@ -255,6 +259,7 @@ async function runRound(deps: RunDeps, input: RunInput, modelCallId: string, cal
       runSignal: input.signal,
       resolveSubagentModel: input.resolveSubagentModel,
       search: input.search,
+      blobTimeoutMs: input.contextTimeoutMs,
     });
   } finally {
     input.control.end();
@@ -282,10 +287,13 @@ async function deliverInjections(deps: RunDeps, input: RunInput): Promise<void> 
       mark = entry.mark;
       if (entry.item) items.push(entry.item);
     }
-    items.push({ message: { role: "user", content: injection.text }, messageKey: keyOf(injection), mode: input.state.mode });
+    const images = await userImages(deps.channel, injection.images ?? [], undefined, input.contextTimeoutMs);
+    const message: ChatMessage = { role: "user", content: injection.text, ...(images.length > 0 && { images }) };
+    items.push({ message, messageKey: keyOf(injection), mode: input.state.mode });
   }
   input.signal.throwIfAborted();
   deps.store.appendMessages(input.conversationId, input.runId, items);
+  if (input.requestContext && contexts.some(Boolean)) await keepContext(deps.store, input.conversationId, input.requestContext);
   const deliveredAtMs = BigInt(Date.now());
   for (const injection of injections) {
     deps.emit(updates.injectionDelivered(injection.id, batchId, deliveredAtMs));
@@ -298,7 +306,7 @@ async function deliverInjections(deps: RunDeps, input: RunInput): Promise<void> 
 async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestContext | undefined> {
   const { store } = deps;
   if (store.history(input.conversationId).length === 0 && input.clientState) {
-    const recovered = await recoverHistory(deps.channel, input.clientState.state, input.clientState.prefetched);
+    const recovered = await recoverHistory(deps.channel, input.clientState.state, input.clientState.prefetched, input.contextTimeoutMs);
     store.appendMessages(input.conversationId, input.runId, recovered);
   }
   const items: NewMessage[] = [];
@@ -306,9 +314,17 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestCo
     items.push({ message: { role: "system", content: SYSTEM_PROMPT }, messageKey: "system" });
   }
   if (input.action.kind === "user_message" && input.action.textBlobId) {
-    const text = await readClientBlob(deps.channel, input.action.textBlobId, input.clientState?.prefetched);
-    if (new TextEncoder().encode(JSON.stringify(text)).byteLength > 1_000_000) {
-      throw new AppError("invalid_argument", "the message is larger than 1 MB");
+    const { textBlobId } = input.action;
+    const bytes = await readClientBlob(
+      deps.channel,
+      textBlobId,
+      input.clientState?.prefetched,
+      input.contextTimeoutMs,
+      "the message's text",
+    );
+    const text = new TextDecoder().decode(bytes);
+    if (new TextEncoder().encode(JSON.stringify(text)).byteLength > USER_TEXT_MAX_BYTES) {
+      throw new AppError("invalid_argument", `the message is larger than ${USER_TEXT_MAX_BYTES / 1_000_000} MB`);
     }
     input.action = { ...input.action, text };
   }
@@ -319,7 +335,9 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestCo
       : undefined;
   // Read before the history changes, so a bad image leaves it as it was.
   const images =
-    input.action.kind === "user_message" ? await userImages(deps.channel, input.action.images ?? [], input.clientState?.prefetched) : [];
+    input.action.kind === "user_message"
+      ? await userImages(deps.channel, input.action.images ?? [], input.clientState?.prefetched, input.contextTimeoutMs)
+      : [];
   if (input.action.kind === "user_message") {
     const key = `${USER_MESSAGE_KEY_PREFIX}${input.action.messageId || input.runId}`;
     const existing = store.findByKey(input.conversationId, key);

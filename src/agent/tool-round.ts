@@ -13,7 +13,7 @@ import type { SearchConfig } from "../search/types.ts";
 import type { RequestChannel } from "./request-channel.ts";
 import type { Tool, ToolResult, ToolSessionState } from "./tools/types.ts";
 import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
-import { readClientBlobBytes } from "./recovery.ts";
+import { getClientBlob } from "./client-blob.ts";
 
 export interface RoundDeps {
   store: ConversationStore;
@@ -34,6 +34,8 @@ export interface RoundInput {
   runSignal: AbortSignal;
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
   search?: SearchConfig;
+  /** How long a tool waits for a blob of the client (get_blob). */
+  blobTimeoutMs: number;
 }
 
 export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<void> {
@@ -88,7 +90,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
           state: input.state,
           resolveSubagentModel: input.resolveSubagentModel,
           search: input.search,
-          readBlob: (id) => readClientBlobBytes(deps.channel, id, undefined),
+          readBlob: (id, what) => getClientBlob(deps.channel, id, input.blobTimeoutMs, what),
         });
       } catch (err) {
         // A stopped run keeps its execs open so they can be aborted on the client.

@@ -2,12 +2,13 @@
 // reported (without its key) and left out instead of taking the whole service down.
 import { z } from "zod";
 import type { ModelConfig, ProviderKind } from "../provider/types.ts";
+import type { ModelPrices } from "./model-prices.ts";
 import { checkUpstreamUrl } from "./upstream-url.ts";
 
 /** Providers with a working implementation today; the others are refused clearly. */
 const SUPPORTED_PROVIDERS: readonly ProviderKind[] = ["openai-chat", "openai-responses", "anthropic"];
 
-const DEFAULT_CONTEXT_WINDOW = 200_000;
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 const entrySchema = z.object({
   name: z.string().min(1).max(200),
@@ -29,6 +30,8 @@ export interface ModelCatalog {
   models: ModelConfig[];
   /** Why a configured entry is unusable, by its name ("#<index>" when it has none). */
   problems: Map<string, string>;
+  /** Stored models' prices by name, for the usage ledger's cost_usd (src/config/model-prices.ts). */
+  prices?: ReadonlyMap<string, ModelPrices>;
 }
 
 function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boolean): ModelCatalog {

@@ -21,6 +21,11 @@ export class ActiveRun<R extends Cancellable = Cancellable> {
     if (this.#active?.runId === runId) this.#active = undefined;
   }
 
+  /** The active run's id, if a run is active. */
+  activeId(): string | undefined {
+    return this.#active?.runId;
+  }
+
   /** The run if it is still the active one. */
   get(runId: string): R | undefined {
     return this.#active?.runId === runId ? this.#active : undefined;

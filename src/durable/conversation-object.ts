@@ -4,15 +4,20 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/do/migrations.js";
+import type { ModelCatalog } from "../config/models.ts";
+import { runCostUsd } from "../config/model-prices.ts";
 import { modelCatalogFor } from "../config/principal-models.ts";
+import { keyOpeningProvider } from "../config/stored-key.ts";
 import { searchSettingFromEnv } from "../config/search.ts";
 import { createProvider } from "../provider/index.ts";
+import type { Provider } from "../provider/types.ts";
 import { ConversationStore, type RunRecord } from "../store/conversation-store.ts";
 import { recordRunUsage } from "../store/d1/usage.ts";
 import type { AppEnv } from "../env.ts";
 import { ConversationSession, type AppendInput, type AppendResult, type RunSummary } from "./session.ts";
 import type { Subscription } from "./outbox.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
+import { limitsFor, type PrincipalLimits } from "../limits/principal-limits.ts";
 
 export class ConversationObject extends DurableObject<AppEnv> {
   readonly #store: ConversationStore;
@@ -20,6 +25,10 @@ export class ConversationObject extends DurableObject<AppEnv> {
   /** Every call names the one principal this object belongs to (its name is scoped by it). */
   #principal = "";
   #teamId: string | null = null;
+  /** The hosted user's limits (docs/hosting.md#limits); undefined for "local". */
+  #limits: PrincipalLimits | undefined;
+  /** The principal's models as of its latest append (hosted users': read from D1, cached per isolate for < 5 s). */
+  #catalog: ModelCatalog = { models: [], problems: new Map() };
   #initError: unknown;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
@@ -41,10 +50,17 @@ export class ConversationObject extends DurableObject<AppEnv> {
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       continuationWindowMs: windowMs(env.BYOK_CONTINUATION_WINDOW_MS),
       contextTimeoutMs: Number(env.BYOK_CONTEXT_TIMEOUT_MS) || 30_000,
-      catalog: () => modelCatalogFor(env, this.#principal),
+      catalog: () => this.#catalog,
       search: () => searchSettingFromEnv(env).config,
-      provider: (model) => createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}),
-      onRunFinished: (summary) => ctx.waitUntil(this.#recordUsage(summary)),
+      provider: (model) =>
+        this.#guarded(
+          keyOpeningProvider(env, createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})),
+        ),
+      admitRun: async (runId, replaces) => this.#limits?.admit(runId, replaces),
+      onRunFinished: (summary) => {
+        if (this.#limits) ctx.waitUntil(this.#limits.release(summary.runId));
+        ctx.waitUntil(this.#recordUsage(summary));
+      },
     });
   }
 
@@ -59,11 +75,20 @@ export class ConversationObject extends DurableObject<AppEnv> {
     this.#session.unsubscribe(requestId, subscriptionId);
   }
 
-  append(input: AppendInput): AppendResult {
+  async append(input: AppendInput): Promise<AppendResult> {
     this.#ready();
     this.#principal = input.principal;
     this.#teamId = input.teamId ?? null;
+    this.#limits ??= limitsFor(this.env, { id: this.#principal, teamId: this.#teamId });
+    // Before the session sees the append, so planRun reads the principal's models synchronously.
+    // Concurrent appends await the same load, so they reach the session in their order.
+    const catalog = modelCatalogFor(this.env, { id: input.principal, teamId: this.#teamId });
+    this.#catalog = catalog instanceof Promise ? await catalog : catalog;
     return this.#session.append(input);
+  }
+
+  #guarded(provider: Provider): Provider {
+    return this.#limits ? this.#limits.guard(provider) : provider;
   }
 
   async #recordUsage(summary: RunSummary): Promise<void> {
@@ -81,6 +106,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
       model: summary.model,
       status: summary.outcome.status,
       usage: summary.outcome.usage,
+      costUsd: runCostUsd(summary.outcome.usage, this.#catalog.prices?.get(summary.model)),
       record,
     });
   }

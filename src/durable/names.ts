@@ -8,3 +8,13 @@ export function routerName(principal: string): string {
 export function conversationName(principal: string, conversationId: string): string {
   return `conversation:${principal.length}:${principal}:${conversationId}`;
 }
+
+/** The one object that admits a hosted user's runs (docs/hosting.md#limits). */
+export function userLimiterName(userId: string): string {
+  return `limits:${userId.length}:${userId}`;
+}
+
+/** The one object that holds a team's monthly token counter (docs/hosting.md#limits). */
+export function teamBudgetName(teamId: string): string {
+  return `budget:${teamId.length}:${teamId}`;
+}

@@ -8,14 +8,12 @@ import type { RunAction, RunInput } from "../agent/run.ts";
 import { subagentModelResolver } from "../agent/subagent-model.ts";
 import { AGENT_TOOLS, offeredTools, SUBAGENT_TOOLS } from "../agent/tools/index.ts";
 import { contextSourceOf } from "../agent/context/source.ts";
+import { USER_TEXT_MAX_BYTES } from "../agent/limits.ts";
 import type { ModelCatalog } from "../config/models.ts";
 import { applyParameters, parseVariant } from "../config/model-parameters.ts";
 import type { ModelConfig } from "../provider/types.ts";
 import type { SearchConfig } from "../search/types.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
-
-/** One message must fit a history row (the object's SQLite caps rows at 2 MB). */
-const USER_TEXT_MAX_BYTES = 1_000_000;
 
 /** Everything a run needs that the run_request decides; the session adds the run's own handles. */
 export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued" | "contextTimeoutMs"> & { principal: string };

@@ -2,7 +2,7 @@
 // cancel, a new user message, injected context, cancelling one subagent. What
 // happens to input is the run's decision (RunControl.offer); this file turns
 // actions into offers and says the outcome to the client. Anything else is ignored.
-import type { ConversationAction, InjectContextAction } from "../proto/gen/agent/v1/agent_pb.ts";
+import type { ConversationAction, InjectContextAction, UserMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../proto/frames.ts";
 import type { Injection } from "../agent/run-control.ts";
 import type { AgentServerMessage } from "../proto/gen/agent/v1/agent_pb.ts";
@@ -30,7 +30,8 @@ export function applyRuntimeAction(ctx: RuntimeActionContext, action: Conversati
       const user = action.action.value.userMessage;
       const messageId = user?.messageId ?? "";
       const context = contextSourceOf(action);
-      offer(ctx, { id: `user-message:${messageId}`, messageId, text: user?.text ?? "", kind: "user", ...(context && { context }) }, true);
+      const injection: Injection = { id: `user-message:${messageId}`, messageId, text: user?.text ?? "", kind: "user" };
+      offer(ctx, { ...injection, ...(context && { context }), ...imagesOf(user) }, true);
       return;
     }
     case "injectContextAction": {
@@ -69,7 +70,7 @@ function injectionOf(inject: InjectContextAction, context: ContextSource | undef
   if (payload.case === "userContext") {
     const user = payload.value.userMessage;
     const messageId = user?.messageId ?? inject.injectionId;
-    return { id: inject.injectionId, messageId, text: user?.text ?? "", kind: "user", ...(context && { context }) };
+    return { id: inject.injectionId, messageId, text: user?.text ?? "", kind: "user", ...(context && { context }), ...imagesOf(user) };
   }
   if (payload.case === "systemContext") {
     const { producer, content } = payload.value;
@@ -81,4 +82,10 @@ function injectionOf(inject: InjectContextAction, context: ContextSource | undef
     };
   }
   return { id: inject.injectionId, messageId: inject.injectionId, text: "", kind: "user" };
+}
+
+/** A user message's attached images, when it has any. */
+function imagesOf(user: UserMessage | undefined): Pick<Injection, "images"> {
+  const images = user?.selectedContext?.selectedImages ?? [];
+  return images.length > 0 ? { images } : {};
 }

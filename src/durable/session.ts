@@ -48,6 +48,8 @@ export interface SessionDeps {
   /** The web search backend, if one is configured. */
   search: () => SearchConfig | undefined;
   provider: (model: ModelConfig) => Provider;
+  /** Admits a run before it starts (limits, docs/hosting.md#limits); a refusal ends the run with its error. */
+  admitRun?: (runId: string, replaces: string | undefined) => Promise<void>;
   /** Called once per finished run (usage accounting); failures are the callee's. */
   onRunFinished: (summary: RunSummary) => void;
 }
@@ -258,6 +260,7 @@ export class ConversationSession {
     const run = new RunHandle(runId, slot.ids, emit);
     this.deps.store.ensureConversation(plan.conversationId, plan.principal);
     this.deps.store.claimRun({ runId, conversationId: plan.conversationId, requestId: plan.requestId, model: plan.model.name });
+    const replaces = this.#active.activeId();
     // One active run per conversation: a newer run replaces the older one.
     this.#active.activate(run);
     this.#ensureHeartbeat();
@@ -271,11 +274,26 @@ export class ConversationSession {
       // A summary run takes no new input; queued messages wait for the next turn.
       queued: plan.action.kind === "summarize" ? [] : this.#queuedForNextRun.splice(0),
     };
-    const done = runAgent(deps, input)
+    const admitted = this.deps.admitRun?.(runId, replaces) ?? Promise.resolve();
+    const done = admitted
+      .then(
+        () => runAgent(deps, input),
+        (err: unknown) => this.#refused(deps, run, plan, err, input.queued),
+      )
       .catch((err: unknown) => this.#crashed(deps, run, plan, err))
       .then((outcome) => this.#finished(slot, runId, plan, outcome));
     this.#runs.add(done);
     void done.finally(() => this.#runs.delete(done));
+  }
+
+  /** A run its limits refused ends at once with their error; the input it took waits for the next run. */
+  #refused(deps: SettleDeps, run: RunHandle, plan: RunPlan, err: unknown, queued: Injection[]): RunOutcome {
+    this.#queuedForNextRun.unshift(...queued);
+    return settleRun(
+      deps,
+      { runId: run.runId, modelName: plan.model.name, signal: run.signal },
+      { kind: "threw", usage: emptyUsage(), error: err },
+    );
   }
 
   /** runAgent settles every failure itself; this guards against a bug past it, so the stream still ends. */

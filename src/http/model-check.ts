@@ -2,10 +2,13 @@
 // tokens per second, or shows the provider's error (already redacted).
 import { z } from "zod";
 import type { ModelCatalog } from "../config/models.ts";
+import { withOpenedKey } from "../config/stored-key.ts";
+import type { KekEnv } from "../crypto/kek.ts";
+import type { PrincipalLimits } from "../limits/principal-limits.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { createProvider } from "../provider/index.ts";
 import { ProviderError } from "../provider/failure.ts";
-import type { CallTimings, ModelConfig } from "../provider/types.ts";
+import type { CallTimings, ModelConfig, Provider } from "../provider/types.ts";
 
 const CHECK_PROMPT = "Reply with the single word OK.";
 /** A check never waits longer than this for the provider. */
@@ -25,8 +28,17 @@ export interface ModelCheckResult {
   error?: { kind: string; status?: number; message: string };
 }
 
-/** Checks one of the caller's models (its catalogue: src/config/principal-models.ts). */
-export async function checkModel(catalog: ModelCatalog, name: string, rawBody: unknown): Promise<ModelCheckResult> {
+/**
+ * Checks one of the caller's models (its catalogue: src/config/principal-models.ts). A hosted
+ * user's check is a run for their limits and its call is counted in the team's budget.
+ */
+export async function checkModel(
+  env: KekEnv,
+  catalog: ModelCatalog,
+  name: string,
+  rawBody: unknown,
+  limits?: PrincipalLimits,
+): Promise<ModelCheckResult> {
   const model = catalog.models.find((m) => m.name === name);
   if (!model) {
     const problem = catalog.problems.get(name);
@@ -34,10 +46,25 @@ export async function checkModel(catalog: ModelCatalog, name: string, rawBody: u
   }
   const parsed = bodySchema.safeParse(rawBody);
   if (!parsed.success) throw new AppError("invalid_argument", 'the body must be {} or {"prompt": "…"}');
-  return probe(model, parsed.data?.prompt ?? CHECK_PROMPT);
+  return probeModel(await withOpenedKey(env, model), parsed.data?.prompt ?? CHECK_PROMPT, limits);
 }
 
-async function probe(model: ModelConfig, prompt: string): Promise<ModelCheckResult> {
+/**
+ * One small request to a model whose key is open (also the admin API's model test). With
+ * `limits`, the check is a run for the user's limits and its call counts in the team's budget.
+ */
+export async function probeModel(model: ModelConfig, prompt = CHECK_PROMPT, limits?: PrincipalLimits): Promise<ModelCheckResult> {
+  if (!limits) return probe(model, prompt, (provider) => provider);
+  const checkId = `check:${crypto.randomUUID()}`;
+  await limits.admit(checkId);
+  try {
+    return await probe(model, prompt, (provider) => limits.guard(provider));
+  } finally {
+    await limits.release(checkId);
+  }
+}
+
+async function probe(model: ModelConfig, prompt: string, guard: (provider: Provider) => Provider): Promise<ModelCheckResult> {
   const started = Date.now();
   const timings: CallTimings = {};
   let ttftMs: number | undefined;
@@ -45,7 +72,7 @@ async function probe(model: ModelConfig, prompt: string): Promise<ModelCheckResu
   let outputTokens: number | undefined;
   const signal = AbortSignal.timeout(CHECK_TIMEOUT_MS);
   try {
-    const stream = createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {}).stream(
+    const stream = guard(createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})).stream(
       {
         model: { ...model, maxOutputTokens: Math.min(model.maxOutputTokens ?? 64, 64) },
         messages: [{ role: "user", content: prompt }],
@@ -73,6 +100,8 @@ async function probe(model: ModelConfig, prompt: string): Promise<ModelCheckResu
       text: text.slice(0, 200),
     };
   } catch (err) {
+    // A limit's refusal (or limits that could not be checked) is the call's answer, not the model's.
+    if (err instanceof AppError) throw err;
     const failure =
       err instanceof ProviderError
         ? { kind: err.kind, ...(err.status !== undefined && { status: err.status }), message: err.message }

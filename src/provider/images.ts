@@ -2,7 +2,8 @@
 // bytes, and the short note a model without vision gets instead
 // (docs/providers.md#images).
 import { base64Encode } from "@bufbuild/protobuf/wire";
-import type { ChatMessage, ImagePart, ModelRequest } from "./types.ts";
+import { ProviderError } from "./failure.ts";
+import type { ChatMessage, ImagePart, ModelConfig, ModelRequest } from "./types.ts";
 
 /**
  * Anthropic's per-image limit (5 MB, of base64 to be safe), the smallest of the three
@@ -69,4 +70,18 @@ function withImageNotes(message: ChatMessage): ChatMessage {
   const { images, ...rest } = message;
   const notes = images.map((image) => `[An image (${image.mimeType}) was left out: this model does not take images.]`).join("\n");
   return { ...rest, content: rest.content ? `${rest.content}\n\n${notes}` : notes };
+}
+
+/**
+ * A refusal (HTTP 400 or 422) of a request that carried images, by a model not configured
+ * with `vision: false`: text-only servers (DeepSeek, Kimi) refuse `image_url`, so the
+ * message says what to configure. It names no prompt text and no key.
+ */
+export function withVisionHint(error: ProviderError, model: ModelConfig, messages: readonly ChatMessage[]): ProviderError {
+  if (model.vision === false || (error.status !== 400 && error.status !== 422) || !messages.some(hasImages)) return error;
+  const hint = `the request carried images; if this model does not take images, set "vision": false for it in BYOK_MODELS`;
+  return new ProviderError(error.kind, `${error.message} (${hint})`, {
+    status: error.status,
+    ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }),
+  });
 }

@@ -4,6 +4,7 @@
 import { ProviderError } from "./failure.ts";
 import { postStreaming, secretsOf } from "./http.ts";
 import { forModelVision } from "./images.ts";
+import { withinImageBudget } from "./image-budget.ts";
 import { readSseEvents, type SseEvent } from "./sse.ts";
 import type { CallTimings, ModelConfig, ModelEvent, ModelRequest, Provider } from "./types.ts";
 import { type WatchdogOptions, withStallWatchdog } from "./watchdog.ts";
@@ -46,7 +47,7 @@ async function* streamCall(
     model: request.model,
     path: wire.path,
     headers: wire.headers(request.model),
-    body: wire.body(forModelVision(request)),
+    body: wire.body(forModelVision(withinImageBudget(request))),
     signal: request.signal,
     timings,
   });

@@ -23,6 +23,19 @@ export interface ModelConfig {
   stallTimeoutMs?: number;
   /** False when the model cannot take images: each image then goes as a short note (docs/providers.md#images). */
   vision?: boolean;
+  /**
+   * A hosted model's key, still encrypted (docs/hosting.md#models-per-user): `apiKey` is empty
+   * until it is opened just before the provider call (src/config/stored-key.ts).
+   */
+  storedKey?: StoredKey;
+}
+
+/** Ciphertext only: the credential's key envelope and its team's wrapped data key. */
+interface StoredKey {
+  teamId: string;
+  credentialId: string;
+  encryptedKey: string;
+  wrappedDataKey: string;
 }
 
 export interface ToolCallPart {

@@ -11,15 +11,19 @@ import {
   llmCalls,
   messageImages,
   messages,
+  requestContexts,
   runs,
   type LlmCallStatus,
   type RunStatus,
 } from "./schema.ts";
+import { ImageCache } from "./image-cache.ts";
 
 export type Db = DrizzleSqliteDODatabase<Record<string, never>>;
 
 /** Characters of base64 per message_images row: far below the 2 MB row limit. */
 const IMAGE_CHUNK_CHARS = 512 * 1024;
+/** Bytes per request_contexts row: far below the 2 MB row limit. */
+const CONTEXT_CHUNK_BYTES = 1024 * 1024;
 
 export interface NewRun {
   runId: string;
@@ -97,6 +101,8 @@ export interface NewMessage {
 }
 
 export class ConversationStore {
+  readonly #images = new ImageCache();
+
   constructor(readonly db: Db) {}
 
   ensureConversation(conversationId: string, principal: string): void {
@@ -380,6 +386,39 @@ export class ConversationStore {
     this.db.insert(contextBlobs).values({ blobId, data, fetchedAtMs: Date.now() }).onConflictDoNothing().run();
   }
 
+  /** The serialized request context in force, if a run has resolved one. */
+  requestContext(conversationId: string): Uint8Array | undefined {
+    const rows = this.db
+      .select({ data: requestContexts.data })
+      .from(requestContexts)
+      .where(eq(requestContexts.conversationId, conversationId))
+      .orderBy(asc(requestContexts.chunk))
+      .all();
+    if (rows.length === 0) return undefined;
+    const whole = new Uint8Array(rows.reduce((n, row) => n + row.data.byteLength, 0));
+    let at = 0;
+    for (const { data } of rows) {
+      whole.set(data, at);
+      at += data.byteLength;
+    }
+    return whole;
+  }
+
+  /** Replaces the request context in force; the same digest again writes nothing. */
+  putRequestContext(conversationId: string, data: Uint8Array, digest: string): void {
+    const where = eq(requestContexts.conversationId, conversationId);
+    const current = this.db.select({ digest: requestContexts.digest }).from(requestContexts).where(where).get();
+    if (current?.digest === digest) return;
+    const now = Date.now();
+    this.db.transaction((tx) => {
+      tx.delete(requestContexts).where(where).run();
+      for (let chunk = 0; chunk === 0 || chunk * CONTEXT_CHUNK_BYTES < data.byteLength; chunk++) {
+        const part = data.slice(chunk * CONTEXT_CHUNK_BYTES, (chunk + 1) * CONTEXT_CHUNK_BYTES);
+        tx.insert(requestContexts).values({ conversationId, chunk, digest, data: part, storedAtMs: now }).run();
+      }
+    });
+  }
+
   /** Appends messages in one transaction; a message whose key exists is skipped (exactly once). */
   appendMessages(conversationId: string, runId: string, items: NewMessage[]): void {
     const now = Date.now();
@@ -412,18 +451,25 @@ export class ConversationStore {
     });
   }
 
-  /** The message with the image data its payload leaves out, read back from message_images. */
+  /** The message with the image data its payload leaves out, from the cache or read back from message_images. */
   #withImages(stored: StoredMessage): StoredMessage {
-    if (imagesOf(stored.message).length === 0) return stored;
-    const rows = this.db
-      .select()
-      .from(messageImages)
-      .where(eq(messageImages.seq, stored.seq))
-      .orderBy(asc(messageImages.image), asc(messageImages.chunk))
-      .all();
-    const data = new Map<number, string>();
-    for (const row of rows) data.set(row.image, (data.get(row.image) ?? "") + row.data);
-    return { ...stored, message: withImageData(stored.message, (index) => data.get(index) ?? "") };
+    const count = imagesOf(stored.message).length;
+    if (count === 0) return stored;
+    let data = this.#images.get(stored.seq);
+    if (!data) {
+      const rows = this.db
+        .select()
+        .from(messageImages)
+        .where(eq(messageImages.seq, stored.seq))
+        .orderBy(asc(messageImages.image), asc(messageImages.chunk))
+        .all();
+      const joined = Array.from({ length: count }, () => "");
+      for (const row of rows) if (row.image < count) joined[row.image] += row.data;
+      this.#images.set(stored.seq, joined);
+      data = joined;
+    }
+    const images = data;
+    return { ...stored, message: withImageData(stored.message, (index) => images[index] ?? "") };
   }
 }
 

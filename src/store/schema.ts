@@ -138,3 +138,20 @@ export const contextBlobs = sqliteTable("context_blobs", {
   data: bytes("data").notNull(),
   fetchedAtMs: integer("fetched_at_ms").notNull(),
 });
+
+/**
+ * The request context in force (docs/request-context.md): the last one a run resolved,
+ * serialized, for a run whose action carries none. In chunks, so no row nears the 2 MB
+ * limit; `digest` (of the whole) is on every chunk, so an unchanged context writes nothing.
+ */
+export const requestContexts = sqliteTable(
+  "request_contexts",
+  {
+    conversationId: text("conversation_id").notNull(),
+    chunk: integer("chunk").notNull(),
+    digest: text("digest").notNull(),
+    data: bytes("data").notNull(),
+    storedAtMs: integer("stored_at_ms").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.chunk] })],
+);

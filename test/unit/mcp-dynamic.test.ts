@@ -4,9 +4,18 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { mcpDynamicTools } from "../../src/agent/tools/mcp-dynamic.ts";
 import { AGENT_TOOLS } from "../../src/agent/tools/index.ts";
+import type { Tool } from "../../src/agent/tools/types.ts";
 import { McpToolDefinitionSchema, type McpToolDefinition } from "../../src/proto/gen/agent/v1/agent_pb.ts";
 
 const NAME_RULE = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** The name of the tool that relays to `server`. */
+function nameFor(tools: readonly Tool[], server: string): string | undefined {
+  return tools.find((t) => {
+    const parsed = t.parse("{}");
+    return parsed.ok && (parsed.args as { server: string }).server === server;
+  })?.name;
+}
 
 function definition(server: string, tool: string, extra: Partial<Omit<McpToolDefinition, "$typeName">> = {}): McpToolDefinition {
   return create(McpToolDefinitionSchema, { name: `${server}-${tool}`, providerIdentifier: server, toolName: tool, ...extra });
@@ -50,6 +59,24 @@ describe("mcpDynamicTools", () => {
     expect(new Set(names).size).toBe(4);
     expect(names).toContain("mcp__my_server__do_it");
     expect(names.filter((n) => n.startsWith("mcp__my_server__do_it"))).toHaveLength(2);
+  });
+
+  it("renames no tool whose identifiers need no cleaning when a tool that cleans to the same name and sorts earlier is added", () => {
+    const clean = definition("my_server", "do_it");
+    expect(mcpDynamicTools([clean]).map((t) => t.name)).toEqual(["mcp__my_server__do_it"]);
+    // "my server" sorts before "my_server" and cleans to the same name.
+    const names = mcpDynamicTools([clean, definition("my server", "do_it")]).map((t) => t.name);
+    expect(names[1]).toBe("mcp__my_server__do_it");
+    expect(names[0]).toMatch(/^mcp__my_server__do_it_[0-9a-f]{8}$/);
+  });
+
+  it("names each tool of a collision group by its own identifiers, whichever others it collides with", () => {
+    const dotted = definition("x.y", "t");
+    const withSpaced = mcpDynamicTools([dotted, definition("x y", "t")]); // "x y" sorts before "x.y"
+    const withTilde = mcpDynamicTools([dotted, definition("x~y", "t")]); // "x~y" sorts after it
+    expect(nameFor(withSpaced, "x.y")).toMatch(/^mcp__x_y__t_[0-9a-f]{8}$/);
+    expect(nameFor(withSpaced, "x.y")).toBe(nameFor(withTilde, "x.y"));
+    expect(nameFor(withSpaced, "x y")).not.toBe(nameFor(withSpaced, "x.y"));
   });
 
   it("gives the same tools in the same order and bytes whatever order the client lists them in", () => {

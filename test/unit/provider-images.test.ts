@@ -1,7 +1,9 @@
-// Image typing by the bytes, and what a model without vision gets instead of images.
+// Image typing by the bytes, what a model without vision gets instead of images,
+// and how many images one request carries.
 import { describe, expect, it } from "vitest";
 import { forModelVision, imagePartOf } from "../../src/provider/images.ts";
-import type { ModelConfig, ModelRequest } from "../../src/provider/types.ts";
+import { withinImageBudget } from "../../src/provider/image-budget.ts";
+import type { ChatMessage, ModelConfig, ModelRequest } from "../../src/provider/types.ts";
 
 const bytes = (...values: (number | string)[]) =>
   new Uint8Array(values.flatMap((v) => (typeof v === "string" ? [...v].map((c) => c.charCodeAt(0)) : [v])));
@@ -101,5 +103,49 @@ describe("forModelVision", () => {
         "[An image (image/png) was left out: this model does not take images.]\n[An image (image/gif) was left out: this model does not take images.]",
     });
     expect(messages[0]).toEqual({ role: "system", content: "sys" });
+  });
+});
+
+describe("withinImageBudget", () => {
+  const model: ModelConfig = { name: "m", provider: "openai-chat", baseUrl: "http://x", apiKey: "k", model: "m", contextWindow: 1000 };
+  const png = (n: number, chars = 8) => ({ mimeType: "image/png", data: String(n).padStart(chars, "A") });
+  const request = (messages: ChatMessage[]): ModelRequest => ({ model, messages, tools: [], signal: new AbortController().signal });
+  /** One user message per image, image n in message n. */
+  const oneEach = (count: number, chars?: number): ChatMessage[] =>
+    Array.from({ length: count }, (_, n) => ({ role: "user", content: `m${n}`, images: [png(n, chars)] }));
+  const NOTE = "[An earlier image (image/png) was left out: one request carries the newest 20 images at most, 20 MB in all.]";
+  const imageCount = (messages: ChatMessage[]) =>
+    messages.reduce((n, m) => n + ((m.role === "user" || m.role === "tool") && m.images ? m.images.length : 0), 0);
+
+  it("leaves a request of at most 20 images and 20 MB of them alone", () => {
+    const within = request(oneEach(20));
+    expect(withinImageBudget(within)).toBe(within);
+  });
+
+  it("sends the newest 20 images and puts a note in place of each older one", () => {
+    const { messages } = withinImageBudget(request(oneEach(22)));
+    expect(imageCount(messages)).toBe(20);
+    expect(messages[0]).toEqual({ role: "user", content: `m0\n\n${NOTE}` });
+    expect(messages[1]).toEqual({ role: "user", content: `m1\n\n${NOTE}` });
+    expect(messages[2]).toEqual(oneEach(22)[2]);
+  });
+
+  it("keeps the newer images of a message the cut goes through", () => {
+    const messages: ChatMessage[] = [{ role: "user", content: "", images: [png(100), png(101)] }, ...oneEach(19)];
+    const [first] = withinImageBudget(request(messages)).messages;
+    expect(first).toEqual({ role: "user", content: NOTE, images: [png(101)] });
+  });
+
+  it("leaves out the older images once the newest add up to 20 MB", () => {
+    const { messages } = withinImageBudget(request(oneEach(3, 8_000_000)));
+    expect(messages[0]).toEqual({ role: "user", content: `m0\n\n${NOTE}` });
+    expect(imageCount(messages)).toBe(2);
+  });
+
+  it("keeps an image left out on every later request, so the request up to it stays the same", () => {
+    const before = withinImageBudget(request(oneEach(21))).messages;
+    const after = withinImageBudget(request(oneEach(22))).messages;
+    expect(after[0]).toEqual(before[0]);
+    expect(JSON.stringify(after.slice(2, 21))).toBe(JSON.stringify(before.slice(2, 21)));
   });
 });

@@ -30,6 +30,18 @@ describe("context messages", () => {
     expect(latestContext(keys.map((messageKey) => ({ messageKey: messageKey! })))).toEqual(again.mark);
   });
 
+  it("keys a context uniquely after compaction kept the latest context message with its old key", async () => {
+    const a = await contextEntry(latestContext([]), withShell("a"), NOW);
+    const b = await contextEntry(a.mark, withShell("b"), NOW);
+    const aAgain = await contextEntry(b.mark, withShell("a"), NOW);
+    // After compaction the live history is the summary and a copy of the latest context message.
+    const compacted = [{ messageKey: "summary:run-1" }, { messageKey: aAgain.item!.messageKey! }];
+    const next = await contextEntry(latestContext(compacted), withShell("b"), NOW);
+    const then = await contextEntry(next.mark, withShell("a"), NOW);
+    expect(then.item).toBeDefined();
+    expect(new Set([...compacted.map((m) => m.messageKey), next.item!.messageKey, then.item!.messageKey]).size).toBe(4);
+  });
+
   it("adds nothing for no context or one with nothing to say", async () => {
     expect((await contextEntry(latestContext([]), undefined, NOW)).item).toBeUndefined();
     expect((await contextEntry(latestContext([]), create(RequestContextSchema, { webSearchEnabled: false }), NOW)).item).toBeUndefined();

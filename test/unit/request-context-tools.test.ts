@@ -39,4 +39,16 @@ describe("toolsForContext", () => {
     // A subagent's tool set has no Task, and gains none.
     expect(names(toolsForContext(SUBAGENT_TOOLS, context))).toEqual(names(SUBAGENT_TOOLS));
   });
+
+  it("describes custom subagents in the same bytes whatever order the client lists them in", () => {
+    const reviewer = { name: "reviewer", description: "Reviews a diff" };
+    const writer = { name: "docs-writer", description: "Writes docs" };
+    const taskOf = (customSubagents: (typeof reviewer)[]) =>
+      toolsForContext(AGENT_TOOLS, create(RequestContextSchema, { customSubagents })).find((t) => t.name === "Task")!;
+    const one = taskOf([reviewer, writer]);
+    expect(JSON.stringify(taskOf([writer, reviewer]).definition)).toBe(JSON.stringify(one.definition));
+    const description = (one.definition.parameters as { properties: { subagent_type: { description: string } } }).properties.subagent_type
+      .description;
+    expect(description).toContain('"docs-writer" (Writes docs); "reviewer" (Reviews a diff)');
+  });
 });

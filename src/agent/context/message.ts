@@ -9,17 +9,23 @@ import { renderRequestContext } from "./render.ts";
 
 export const REQUEST_CONTEXT_KEY_PREFIX = "request-context:";
 
-/** The latest context message of the live history: its digest, and how many there are (for unique keys). */
+/** The latest context message of the live history: its digest, and the `n` the next one takes (for unique keys). */
 export interface ContextMark {
   digest: string | undefined;
-  count: number;
+  next: number;
 }
 
+/**
+ * `next` is one more than the highest `n` of the history's context keys, not their count:
+ * compaction copies the latest context message with its key, so a count would start again
+ * below that key's `n` and a later key could equal it (and be skipped as already stored).
+ */
 export function latestContext(history: readonly { messageKey: string | null }[]): ContextMark {
-  let mark: ContextMark = { digest: undefined, count: 0 };
+  let mark: ContextMark = { digest: undefined, next: 0 };
   for (const { messageKey } of history) {
     if (!messageKey?.startsWith(REQUEST_CONTEXT_KEY_PREFIX)) continue;
-    mark = { digest: messageKey.slice(REQUEST_CONTEXT_KEY_PREFIX.length).split(":")[0], count: mark.count + 1 };
+    const [digest, n] = messageKey.slice(REQUEST_CONTEXT_KEY_PREFIX.length).split(":");
+    mark = { digest, next: Math.max(mark.next, (Number.parseInt(n ?? "", 10) || 0) + 1) };
   }
   return mark;
 }
@@ -34,7 +40,7 @@ export async function contextEntry(
   if (!text) return { mark };
   const digest = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))).slice(0, 16);
   if (digest === mark.digest) return { mark };
-  // The count keeps keys unique when an earlier context comes back (A, B, A).
-  const item = { message: { role: "user" as const, content: text }, messageKey: `${REQUEST_CONTEXT_KEY_PREFIX}${digest}:${mark.count}` };
-  return { item, mark: { digest, count: mark.count + 1 } };
+  // `n` keeps keys unique when an earlier context comes back (A, B, A).
+  const item = { message: { role: "user" as const, content: text }, messageKey: `${REQUEST_CONTEXT_KEY_PREFIX}${digest}:${mark.next}` };
+  return { item, mark: { digest, next: mark.next + 1 } };
 }

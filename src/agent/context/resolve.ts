@@ -6,14 +6,15 @@ import type { RequestContext } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../../proto/bytes.ts";
 import { AppError } from "../../proto/connect/error.ts";
 import type { ConversationStore } from "../../store/conversation-store.ts";
-import { KvTimeoutError, type RequestChannel } from "../request-channel.ts";
+import type { RequestChannel } from "../request-channel.ts";
+import { getClientBlob, MissingClientBlob, seconds } from "../client-blob.ts";
 import { nextReply } from "../tools/exec-reply.ts";
 import { decodePart, encodePart, mergeContexts, partReferences, type PartKind, type PartReference } from "./parts.ts";
 import type { ContextSource } from "./source.ts";
 
 /** Parts larger than this are used but not kept: a DO SQLite row holds at most 2 MB. */
 const STORED_PART_MAX_BYTES = 1_000_000;
-/** The exec id of request_context_args; it belongs to no tool call. */
+/** The tool call id of request_context_args: it belongs to no tool call, so several asks share it. */
 const CONTEXT_EXEC_ID = "request-context";
 
 export interface ResolveDeps {
@@ -58,19 +59,15 @@ async function readPart(
   if (stored) return { bytes: stored, stored: true };
   const prefetched = input.prefetched?.get(id);
   if (prefetched && matchesLength(ref, prefetched)) return { bytes: prefetched };
-  const reply = await deps.channel.kv({ case: "getBlobArgs", value: { blobId: ref.blobId } }, input.timeoutMs).catch((err: unknown) => {
-    if (err instanceof KvTimeoutError) {
-      throw new AppError(
-        "deadline_exceeded",
-        `the client did not send the request context's ${ref.kind} part within ${seconds(input.timeoutMs)}`,
-      );
-    }
+  let bytes: Uint8Array;
+  try {
+    bytes = await getClientBlob(deps.channel, ref.blobId, input.timeoutMs, `the request context's ${ref.kind} part`);
+  } catch (err) {
+    if (err instanceof MissingClientBlob) return undefined;
     throw err;
-  });
-  const result = reply.message.case === "getBlobResult" ? reply.message.value : undefined;
-  if (!result || result.error || result.blobData === undefined) return undefined;
+  }
   // A blob of another length than referenced is not the part the action means.
-  return matchesLength(ref, result.blobData) ? { bytes: result.blobData } : undefined;
+  return matchesLength(ref, bytes) ? { bytes } : undefined;
 }
 
 function matchesLength(ref: PartReference, bytes: Uint8Array): boolean {
@@ -114,7 +111,8 @@ async function askForContext(channel: RequestChannel, timeoutMs: number): Promis
     const result = reply.value.result;
     switch (result.case) {
       case "success":
-        channel.release(CONTEXT_EXEC_ID);
+        // By exec id: another ask of the same run (a second injection's context) may still be open.
+        channel.releaseExec(call.id);
         return result.value.requestContext ?? mergeContexts([]);
       case "error":
         throw new AppError("failed_precondition", `the client could not collect its request context: ${clip(result.value.error)}`);
@@ -127,10 +125,6 @@ async function askForContext(channel: RequestChannel, timeoutMs: number): Promis
     // On a failure the exec stays open, so the failing run aborts it on the client.
     if (timer !== undefined) clearTimeout(timer);
   }
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
 }
 
 /** The client's own words, kept short. */

@@ -27,24 +27,39 @@ interface McpTarget {
 
 /**
  * One tool per definition, in a fixed order (by server, then tool) whatever order
- * the client lists them in, with names that depend only on each tool's own
- * identifiers: the tool list stays byte-stable in the cached prompt prefix.
+ * the client lists them in, with names that depend on each tool's own identifiers,
+ * not on where it sorts: the tool list stays byte-stable in the cached prompt prefix.
  */
 export function mcpDynamicTools(definitions: readonly McpToolDefinition[]): Tool[] {
-  const targets = definitions.flatMap(targetOf).sort((a, b) => compare(a.server, b.server) || compare(a.toolName, b.toolName));
-  const seen = new Set<string>();
+  const sorted = definitions.flatMap(targetOf).sort((a, b) => compare(a.server, b.server) || compare(a.toolName, b.toolName));
+  // The same server and tool listed twice: offered once.
+  const targets = sorted.filter((t, i) => i === 0 || identity(t) !== identity(sorted[i - 1]!));
+  const groups = Map.groupBy(targets, plainName);
   const taken = new Set<string>();
-  const tools: Tool[] = [];
-  for (const target of targets) {
-    const identity = `${target.server}\u0000${target.toolName}`;
-    if (seen.has(identity)) continue; // the same server and tool listed twice: offered once
-    seen.add(identity);
-    let name = plainName(target);
-    if (name.length > NAME_MAX_CHARS || taken.has(name)) name = hashedName(target);
+  return targets.map((target) => {
+    let name = nameOf(target, groups.get(plainName(target))!);
+    // Only a hash collision could repeat a name; a suffix keeps the names unique then.
+    for (let n = 2; taken.has(name); n++) name = `${name.slice(0, NAME_MAX_CHARS - 3)}_${n}`;
     taken.add(name);
-    tools.push(dynamicTool(name, target));
-  }
-  return tools;
+    return dynamicTool(name, target);
+  });
+}
+
+/**
+ * The plain name, unless it is too long or others clean to the same one. In such a
+ * group every tool is named by a hash of its own identifiers, except a single one whose
+ * identifiers needed no cleaning: the plain name is exactly its own.
+ */
+function nameOf(target: McpTarget, group: readonly McpTarget[]): string {
+  const plain = plainName(target);
+  if (plain.length > NAME_MAX_CHARS) return hashedName(target);
+  if (group.length === 1) return plain;
+  const clean = group.filter((t) => plainName(t) === `${NAME_PREFIX}${t.server}__${t.toolName}`);
+  return clean.length === 1 && clean[0] === target ? plain : hashedName(target);
+}
+
+function identity(target: McpTarget): string {
+  return `${target.server}\u0000${target.toolName}`;
 }
 
 /** A definition the client can run (it names a server and a tool), or none. */
@@ -90,7 +105,7 @@ function plainName(target: McpTarget): string {
 
 /** A name too long, or one that only differs from another in cleaned-out characters: cut, plus a hash of the identifiers. */
 function hashedName(target: McpTarget): string {
-  const suffix = `_${fnv1a(`${target.server}\u0000${target.toolName}`)}`;
+  const suffix = `_${fnv1a(identity(target))}`;
   return `${plainName(target).slice(0, NAME_MAX_CHARS - suffix.length)}${suffix}`;
 }
 

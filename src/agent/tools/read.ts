@@ -65,7 +65,7 @@ async function withBlobOutput(read: ReadSuccess, ctx: ToolContext): Promise<Read
   if (read.output.case !== undefined || !read.outputBlobId?.byteLength) return read;
   let bytes: Uint8Array;
   try {
-    bytes = await ctx.readBlob(read.outputBlobId);
+    bytes = await ctx.readBlob(read.outputBlobId, `the content of ${read.path || "the file"}`);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return `Could not get the content of ${read.path || "the file"} from Cursor: ${err.message}`;

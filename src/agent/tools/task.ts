@@ -53,7 +53,11 @@ const CUSTOM_DESCRIPTION_MAX_CHARS = 200;
  * carries its prompt and model in subagent_args. No custom subagents: Task itself.
  */
 export function taskToolFor(custom: readonly CustomSubagent[]): Tool<TaskToolArgs> {
-  const offered = custom.filter((c) => c.name.trim()).slice(0, CUSTOM_SUBAGENTS_MAX);
+  // Sorted, so the definition is the same bytes whatever order the client lists them in.
+  const offered = custom
+    .filter((c) => c.name.trim())
+    .sort(bySubagent)
+    .slice(0, CUSTOM_SUBAGENTS_MAX);
   if (offered.length === 0) return taskTool;
   return {
     ...taskTool,
@@ -73,6 +77,13 @@ function withCustomTypes(definition: ToolDefinition, custom: readonly CustomSuba
     ...definition,
     parameters: { ...definition.parameters, properties: { ...parameters.properties, subagent_type: subagentType } },
   });
+}
+
+function bySubagent(a: CustomSubagent, b: CustomSubagent): number {
+  for (const key of ["name", "description", "prompt", "model"] as const) {
+    if (a[key] !== b[key]) return a[key] < b[key] ? -1 : 1;
+  }
+  return 0;
 }
 
 /** The custom subagent a Task names: by exact name, else ignoring case. */
@@ -134,7 +145,8 @@ async function runTask(args: TaskToolArgs, ctx: ToolContext, custom: CustomSubag
         subagentType,
         modelId: ctx.resolveSubagentModel(args.model ?? customModel(custom), subagentType),
         prompt: custom ? withInstructions(custom, args.prompt) : args.prompt,
-        readonly: args.readonly ?? custom?.permissionMode === CustomSubagentPermissionMode.READONLY,
+        // A read-only custom subagent stays read-only whatever the model asks for.
+        readonly: args.readonly === true || custom?.permissionMode === CustomSubagentPermissionMode.READONLY,
         resumeAgentId: args.resume,
         runInBackground: args.run_in_background ?? (custom?.isBackground || undefined),
         parentConversationId: ctx.conversationId,

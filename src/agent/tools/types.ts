@@ -54,8 +54,8 @@ export interface ToolContext {
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
   /** The web search backend, when one is configured (WebSearch is offered only then). */
   search?: SearchConfig;
-  /** A blob the client holds (get_blob); rejects with an AppError when it cannot be had. */
-  readBlob(id: Uint8Array): Promise<Uint8Array>;
+  /** A blob the client holds (get_blob); rejects with an AppError naming `what` when it cannot be had. */
+  readBlob(id: Uint8Array, what: string): Promise<Uint8Array>;
 }
 
 export interface ToolResult {

@@ -1,5 +1,5 @@
 // Teams in D1, by intent: create, list, read one, change name or budget.
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import { type D1Db, isUniqueViolation, newId } from "./db.ts";
 import { teams } from "./schema/accounts.ts";
 
@@ -46,4 +46,14 @@ export async function updateTeam(db: D1Db, id: string, patch: TeamPatch, nowMs: 
     if (isUniqueViolation(err)) return { conflict: "name" };
     throw err;
   }
+}
+
+/** Stores a team's first data key; when another request stored one first, that one is kept and returned. */
+export async function setTeamDataKeyOnce(db: D1Db, id: string, wrapped: string, nowMs: number): Promise<string | undefined> {
+  await db
+    .update(teams)
+    .set({ wrappedDataKey: wrapped, updatedAtMs: nowMs })
+    .where(and(eq(teams.id, id), isNull(teams.wrappedDataKey)))
+    .run();
+  return (await teamById(db, id))?.wrappedDataKey ?? undefined;
 }

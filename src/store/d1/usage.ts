@@ -17,6 +17,8 @@ export interface RunUsage {
   model: string;
   status: string;
   usage: Usage;
+  /** From the model's prices (src/config/model-prices.ts); 0 when it has none. */
+  costUsd?: number;
   /** From the conversation object's own rows; absent when they could not be read. */
   record: RunRecord | undefined;
 }
@@ -33,6 +35,7 @@ export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs 
       reasoningTokens: u.reasoningTokens,
     };
     const owner = { principal: run.principal, teamId: run.teamId };
+    const costUsd = run.costUsd ?? 0;
     const day = new Date(nowMs).toISOString().slice(0, 10);
     const calls = (run.record?.calls ?? []).map((call) =>
       db
@@ -54,7 +57,7 @@ export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs 
       }),
       db
         .insert(usageLedger)
-        .values({ ...owner, ...tokens, day, model: run.model, requests: 1 })
+        .values({ ...owner, ...tokens, day, model: run.model, requests: 1, costUsd })
         .onConflictDoUpdate({
           target: [usageLedger.day, usageLedger.principal, usageLedger.model],
           set: {
@@ -64,6 +67,7 @@ export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs 
             cacheReadTokens: sql`${usageLedger.cacheReadTokens} + ${tokens.cacheReadTokens}`,
             cacheWriteTokens: sql`${usageLedger.cacheWriteTokens} + ${tokens.cacheWriteTokens}`,
             reasoningTokens: sql`${usageLedger.reasoningTokens} + ${tokens.reasoningTokens}`,
+            costUsd: sql`${usageLedger.costUsd} + ${costUsd}`,
           },
         }),
       ...calls,

@@ -57,6 +57,8 @@ export const models = sqliteTable(
     fastServiceTier: text("fast_service_tier"),
     stallTimeoutMs: integer("stall_timeout_ms"),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    /** False when the model cannot take images (as `vision` in BYOK_MODELS). */
+    vision: integer("vision", { mode: "boolean" }).notNull().default(true),
     /** Prices in USD per million tokens, for cost_usd in the usage ledger; null: unknown. */
     priceInputPerMtok: real("price_input_per_mtok"),
     priceOutputPerMtok: real("price_output_per_mtok"),

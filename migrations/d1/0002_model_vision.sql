@@ -1,0 +1,1 @@
+ALTER TABLE `models` ADD `vision` integer DEFAULT true NOT NULL;

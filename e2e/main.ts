@@ -27,7 +27,7 @@ import { toHex } from "../src/proto/bytes.ts";
 import { startFakeProviderServer } from "../test/support/fake-provider-server.ts";
 import type { RecordedRequest, Step } from "../test/support/fake-provider-types.ts";
 import { KvClient } from "./support/kv-client.ts";
-import { checkTwoTeams, twoTeamsUnavailable } from "./two-teams.ts";
+import { checkTwoTeams } from "./two-teams.ts";
 import {
   installExitHandlers,
   isExiting,
@@ -293,13 +293,9 @@ async function main(): Promise<number> {
       assert(conversationId, "no turn ran");
       await checkUsageRecorded(workDir, conversationId);
     });
-    const twoTeams = "two teams on one server each run a turn with their own key";
-    const unavailable = await twoTeamsUnavailable(dev.baseUrl, adminToken);
-    if (unavailable) console.log(`SKIP  ${twoTeams}: ${unavailable}`);
-    else
-      await check(twoTeams, () =>
-        checkTwoTeams(dev!.baseUrl, adminToken, providerBase, UPSTREAM_MODEL, (t, m, k) => checkTurn(dev!, t, providerBase, k, m)),
-      );
+    await check("two teams on one server each run a turn with their own key", () =>
+      checkTwoTeams(dev!.baseUrl, adminToken, providerBase, UPSTREAM_MODEL, (t, m, k) => checkTurn(dev!, t, providerBase, k, m)),
+    );
   } catch (error) {
     results.push({ name: "setup", ok: false, ms: 0, error: error instanceof Error ? error.message : String(error) });
     console.log(`FAIL  setup\n      ${String(error instanceof Error ? error.message : error).replace(/\n/g, "\n      ")}`);

@@ -33,14 +33,6 @@ async function expectCreated<T>(call: Promise<{ status: number; body: T }>, what
   return res.body;
 }
 
-/** Why the scenario cannot run on this build (the credentials API is not served), or undefined. */
-export async function twoTeamsUnavailable(baseUrl: string, adminToken: string): Promise<string | undefined> {
-  const res = await adminCall<{ error?: { message?: string } }>(baseUrl, adminToken, "GET", "/api/v1/credentials");
-  return res.status === 404 && /not an admin API route/.test(res.body?.error?.message ?? "")
-    ? "GET /api/v1/credentials is not served by this build (the credentials and models API)"
-    : undefined;
-}
-
 export async function checkTwoTeams(baseUrl: string, adminToken: string, providerBase: string, upstreamModel: string, turn: Turn) {
   const teams = [];
   for (const name of ["Red", "Blue"]) {

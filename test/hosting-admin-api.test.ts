@@ -52,7 +52,7 @@ describe("admin API validation", () => {
   });
 
   it("refuses a body larger than 64 KiB before reading it", async () => {
-    expectError(await api("POST", "/api/v1/teams", { body: { name: "x".repeat(70 * 1024) } }), 429, "resource_exhausted", /64 KiB/);
+    expectError(await api("POST", "/api/v1/teams", { body: { name: "x".repeat(70 * 1024) } }), 400, "invalid_argument", /64 KiB/);
   });
 
   it("refuses a negative budget and an empty team name", async () => {

@@ -178,6 +178,10 @@ describe("models", () => {
     expect((await api("DELETE", `/api/v1/credentials/${cred.id}`, { token: memberA.token })).status).toBe(204);
     expect(await modelNames(memberA.token)).not.toContain(model.name);
     expectError(await test(model.id, memberA.token), 404, "not_found");
+    // The model went with its credential, so its name is free again.
+    const fresh = await storeCredential(memberA.token, "user", PERSONAL_KEY);
+    const again = await storeModel(memberA.token, { name: model.name, credential_id: fresh.id, scope: "user" });
+    expect(again.name).toBe(model.name);
   });
 });
 

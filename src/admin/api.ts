@@ -64,7 +64,8 @@ adminApi.use(
   bodyLimit({
     maxSize: BODY_MAX_BYTES,
     onError: () => {
-      throw new AppError("resource_exhausted", `the body is larger than ${BODY_MAX_BYTES / 1024} KiB`);
+      // A body too large is a bad request; 429 is for limits.
+      throw new AppError("invalid_argument", `the body is larger than ${BODY_MAX_BYTES / 1024} KiB`);
     },
   }),
 );

@@ -27,7 +27,7 @@ interface Entry {
 
 export class TokenCache {
   readonly #entries = new Map<string, Entry>();
-  readonly #inflight = new Map<string, Promise<Entry>>();
+  readonly #inflight = new Map<string, { loading: Promise<Entry>; startedMs: number }>();
 
   constructor(
     private now: () => number = Date.now,
@@ -60,7 +60,8 @@ export class TokenCache {
 
   #refresh(tokenHash: string, source: TokenSource, previous: Entry | undefined): Promise<Entry> {
     const pending = this.#inflight.get(tokenHash);
-    if (pending) return pending;
+    // Joining a lookup is only as good as its start: one begun 5 s ago may predate a revocation.
+    if (pending && this.now() < pending.startedMs + TTL_MS) return pending.loading;
     const startedMs = this.now();
     const loading = source
       .lookup(tokenHash, startedMs)
@@ -74,8 +75,10 @@ export class TokenCache {
         this.#store(tokenHash, entry);
         return entry;
       })
-      .finally(() => this.#inflight.delete(tokenHash));
-    this.#inflight.set(tokenHash, loading);
+      .finally(() => {
+        if (this.#inflight.get(tokenHash)?.loading === loading) this.#inflight.delete(tokenHash);
+      });
+    this.#inflight.set(tokenHash, { loading, startedMs });
     return loading;
   }
 

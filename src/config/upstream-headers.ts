@@ -2,8 +2,11 @@
 // credential and framing headers byok-edge sets itself, nor hop-by-hop ones
 // (docs/outbound-safety.md#custom-headers).
 
-/** Set by byok-edge or by the HTTP layer; a custom value would replace the key or break the framing. */
-const RESERVED = new Set(["authorization", "x-api-key", "host", "content-length", "cookie"]);
+/**
+ * Set by byok-edge or by the HTTP layer, or another provider's key header (Azure's api-key, Google's
+ * x-goog-api-key): a key belongs in the encrypted credential, never in stored plain-text headers.
+ */
+const RESERVED = new Set(["authorization", "x-api-key", "host", "content-length", "cookie", "api-key", "x-goog-api-key"]);
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, not the request. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"]);

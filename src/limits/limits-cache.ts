@@ -13,13 +13,14 @@ interface Entry {
 }
 
 const entries = new Map<string, Entry>();
-const inflight = new Map<string, Promise<LimitsRow | undefined>>();
+const inflight = new Map<string, { loading: Promise<LimitsRow | undefined>; startedMs: number }>();
 
 export async function cachedLimits(userId: string, lookup: () => Promise<LimitsRow | undefined>): Promise<LimitsRow | undefined> {
   const cached = entries.get(userId);
   if (cached && limitsNow() < cached.validUntilMs) return cached.row;
   const pending = inflight.get(userId);
-  if (pending) return pending;
+  // Joining a lookup is only as good as its start (the 5 s bound counts from there).
+  if (pending && limitsNow() < pending.startedMs + TTL_MS) return pending.loading;
   const startedMs = limitsNow();
   const loading = lookup()
     .then((row) => {
@@ -28,8 +29,10 @@ export async function cachedLimits(userId: string, lookup: () => Promise<LimitsR
       entries.set(userId, { row, validUntilMs: startedMs + TTL_MS });
       return row;
     })
-    .finally(() => inflight.delete(userId));
-  inflight.set(userId, loading);
+    .finally(() => {
+      if (inflight.get(userId)?.loading === loading) inflight.delete(userId);
+    });
+  inflight.set(userId, { loading, startedMs });
   return loading;
 }
 

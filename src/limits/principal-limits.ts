@@ -81,7 +81,7 @@ export class PrincipalLimits {
   async #limits(): Promise<LimitsRow> {
     const row = await unavailableOnFailure(() => cachedLimits(this.userId, () => limitsOfUser(d1(this.env.DB), this.userId)));
     // A user removed meanwhile: their token stops working within 5 s; nothing more starts now.
-    if (!row) throw new AppError("permission_denied", "this user has been removed");
+    if (!row) throw new AppError("unauthenticated", "this user has been removed; their tokens no longer work");
     return row;
   }
 }

@@ -3,7 +3,7 @@
 // holds ciphertext only (src/crypto/credential-key.ts).
 import { and, asc, eq, isNull, or } from "drizzle-orm";
 import type { D1Db } from "./db.ts";
-import { credentials } from "./schema/providers.ts";
+import { credentials, models } from "./schema/providers.ts";
 
 export type CredentialRow = typeof credentials.$inferSelect;
 
@@ -53,11 +53,19 @@ export async function replaceCredentialKey(
   return row;
 }
 
-/** Soft delete: models on it stop being listed and usable at once (their queries join live credentials). */
+/**
+ * Soft delete, with the models on it in the same batch: they stop being listed and usable at
+ * once, and their names are free again (a model nobody can see must not hold a name).
+ */
 export async function deleteCredential(db: D1Db, id: string, nowMs: number): Promise<void> {
-  await db
-    .update(credentials)
-    .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
-    .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs)))
-    .run();
+  await db.batch([
+    db
+      .update(credentials)
+      .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
+      .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs))),
+    db
+      .update(models)
+      .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
+      .where(and(eq(models.credentialId, id), isNull(models.deletedAtMs))),
+  ]);
 }

@@ -8,6 +8,7 @@ import { conversationName } from "../src/durable/names.ts";
 import { chatText, createScenario, withGates } from "./support/fake-provider.ts";
 import { bidiAppend, clientMessage, FrameReader, heartbeat, runRequest, runSse, startTurn } from "./support/cursor-client.ts";
 import { createTeam, member } from "./support/admin-client.ts";
+import { storeCredential, storeModel } from "./support/stored-models.ts";
 
 const cancel = () => clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } });
 
@@ -85,5 +86,42 @@ describe("isolation between principals", () => {
     // The victim's request still replays its own end, not the peer's.
     const again = await (await streamOf(requestId, victim.token)).end();
     expect(again.error?.message).toContain('"victim-model"');
+  });
+
+  it("keeps a user of another team, on the victim's request and conversation ids, away from the victim's live run; each runs on its own key", async () => {
+    const scenario = await createScenario([withGates(chatText(["victim ", "answer"]), { 1: "held" }), chatText(["attacker answer"])]);
+    const hosted = async (key: string) => {
+      const user = await member((await createTeam()).id, "member");
+      const credential = await storeCredential(user.token, "user", key);
+      await storeModel(user.token, { name: "fake-model", model: "fake-1", credential_id: credential.id, scope: "user" });
+      return user;
+    };
+    const victimKey = "sk-victim-isolation-key-0123456789";
+    const attackerKey = "sk-attacker-isolation-key-9876543210";
+    const victim = await hosted(victimKey);
+    const attacker = await hosted(attackerKey);
+    const conversationId = crypto.randomUUID();
+    const { requestId, reader } = await startTurn(
+      { conversationId, text: `mine ${scenario.marker}` },
+      { headers: { authorization: `Bearer ${victim.token}` } },
+    );
+    await scenario.reached("held");
+
+    const cancelled = bidiAppend(requestId, 1, cancel(), { token: attacker.token });
+    const attackerStream = streamOf(requestId, attacker.token);
+    const bound = await bidiAppend(requestId, 0, runRequest({ conversationId, text: `attack ${scenario.marker}` }), {
+      token: attacker.token,
+    });
+    expect(bound.status).toBe(200);
+    expect((await cancelled).status).toBe(200);
+    // The attacker's cancel reached the attacker's own run, in the attacker's own object.
+    expect((await (await attackerStream).end()).error?.code).toBe("canceled");
+
+    await scenario.release("held");
+    expect(await reader.end()).toEqual({});
+    expect(reader.text()).toBe("victim answer");
+    expect(await runsOf(victim.user.id, conversationId)).toEqual([{ status: "completed", request_id: requestId }]);
+    const [first] = await scenario.requests(1);
+    expect(first?.headers.authorization).toBe(`Bearer ${victimKey}`);
   });
 });

@@ -10,6 +10,7 @@ import {
   type ScriptedResponse,
   type Step,
 } from "./fake-provider-types.ts";
+import { lowerCaseHeaders, readBody, sendJson } from "./node-http.ts";
 
 /** Long-polls end after this unless the caller asks otherwise, so a broken test fails instead of hanging. */
 const WAIT_DEFAULT_MS = 10_000;
@@ -226,23 +227,4 @@ async function runStep(res: ServerResponse, scenario: ScenarioState, step: Step,
 /** Resolves once the bytes left the process: node corks responses, and a cut must not drop them. */
 function write(res: ServerResponse, text: string): Promise<boolean> {
   return new Promise((resolve) => res.write(text, (error) => resolve(!error)));
-}
-
-function lowerCaseHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(value));
 }

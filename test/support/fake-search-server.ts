@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type FakeSearchResponse, type RecordedSearchRequest, SEARCH_MARKER_PATTERN } from "./fake-search-types.ts";
+import { lowerCaseHeaders, readBody, sendJson } from "./node-http.ts";
 
 /** Long-polls end after this, so a broken test fails instead of hanging. */
 const WAIT_MAX_MS = 10_000;
@@ -90,23 +91,4 @@ async function handle(req: IncomingMessage, res: ServerResponse, scenarios: Map<
   if (response.hang) return; // the caller's timeout ends it; close() cuts what is left
   res.writeHead(response.status ?? 200, { "content-type": "application/json", ...response.headers });
   res.end(response.body ?? "");
-}
-
-function lowerCaseHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(value));
 }

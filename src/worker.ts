@@ -15,6 +15,7 @@ import { limitsFor } from "./limits/principal-limits.ts";
 import { AppError, toAppError } from "./proto/connect/error.ts";
 import { errorKind } from "./proto/connect/log-safe.ts";
 
+export { CodeModeSessionObject } from "./durable/code-mode-session-object.ts";
 export { ConversationObject } from "./durable/conversation-object.ts";
 export { RouterObject } from "./durable/router-object.ts";
 export { TeamBudgetObject } from "./durable/team-budget-object.ts";

@@ -14,7 +14,7 @@ function body(source: string): string {
 describe("analyseSource", () => {
   it("wraps the source in an async function on the same first line", () => {
     const analysis = analyseSource(`text("a")\nawait x`);
-    expect(analysis).toEqual({ kind: "module", text: `export default async function (__imp_) {text("a")\nawait x\n}\n` });
+    expect(analysis).toEqual({ kind: "module", text: `export default async (__imp_) => {text("a")\nawait x\n}\n` });
   });
 
   it("refuses the first static import or re-export with Codex's text", () => {

@@ -2,10 +2,8 @@
 // the host generation with its live-cell count, and the cells' stored values. Beside
 // ConversationStore, on the same database, so the conversation's tables stay in one place.
 import { and, eq } from "drizzle-orm";
-import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import type { Db } from "./conversation-store.ts";
 import { codeModeState, codeModeValues } from "./schema.ts";
-
-type Db = DrizzleSqliteDODatabase<Record<string, never>>;
 
 export interface CodeModeGeneration {
   generation: number;

@@ -25,7 +25,12 @@ export function codeModeCard(
     value: {
       args: { name: toolName, args: values, toolCallId, providerIdentifier: SERVER, toolName, serverIdentifier: SERVER },
       ...(result && {
-        result: { result: { case: "success", value: { content: [{ content: { case: "text", value: { text: result.text } } }], isError: result.isError } } },
+        result: {
+          result: {
+            case: "success",
+            value: { content: [{ content: { case: "text", value: { text: result.text } } }], isError: result.isError },
+          },
+        },
       }),
     },
   });

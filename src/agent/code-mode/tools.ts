@@ -181,7 +181,8 @@ function parseWaitArgs(text: string): ParsedArgs<WaitArgs> {
   if (yieldTimeMs === false) return fail("`yield_time_ms` must be a non-negative integer");
   const maxTokens = count("max_tokens");
   if (maxTokens === false) return fail("`max_tokens` must be a non-negative integer");
-  if (raw.terminate !== undefined && raw.terminate !== null && typeof raw.terminate !== "boolean") return fail("`terminate` must be a boolean");
+  if (raw.terminate !== undefined && raw.terminate !== null && typeof raw.terminate !== "boolean")
+    return fail("`terminate` must be a boolean");
   return {
     ok: true,
     args: {

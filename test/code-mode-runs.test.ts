@@ -21,7 +21,8 @@ beforeAll(async () => {
 
 const REPLACED =
   "The exec runtime was replaced. Stored values and running cells were lost. Prior external tool operations may have completed; inspect their results before retrying. You may continue with a fresh exec call.";
-const cancelAction = () => clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } });
+const cancelAction = () =>
+  clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } });
 
 /** A client that answers Read with `content of <path>` and Grep with one file. */
 function answering(execs: ExecServerMessage[] = []): ClientBehaviour {
@@ -78,15 +79,27 @@ describe("code mode in a Cursor run", () => {
     expect(String(exec?.description)).toContain("Read(args: { path: string;");
     const input = JSON.parse(second!.body).input as Json[];
     expect(input.find((i) => i.type === "custom_tool_call")).toMatchObject({ call_id: "call-exec", name: "exec", input: source });
+    expect(input.find((i) => i.call_id === "call-exec" && i.type !== "custom_tool_call")?.type).toBe("custom_tool_call_output");
+    const wait = (JSON.parse(first!.body).tools as Json[]).find((t) => t.name === "wait");
+    expect(wait).toMatchObject({ type: "function", strict: false, parameters: { required: ["cell_id"], additionalProperties: false } });
+    expect(Object.keys((wait!.parameters as { properties: Json }).properties)).toEqual([
+      "cell_id",
+      "yield_time_ms",
+      "max_tokens",
+      "terminate",
+    ]);
     const output = withoutWallTime(callOutput("openai-responses", second!.body, "call-exec"));
     expect(output).toMatch(/^Script completed\nWall time N seconds\nOutput:\n {5}1\|content of \/src\/a\.ts\n/);
     expect(output).toContain("src/a.ts");
   });
 
   it("leaves a yielded cell running for wait, which returns only the new output and then the end", async () => {
-    const source = ['text("before");', "yield_control();", 'const late = await tools.Read({ path: "/late" });', 'text("after " + late);'].join(
-      "\n",
-    );
+    const source = [
+      'text("before");',
+      "yield_control();",
+      'const late = await tools.Read({ path: "/late" });',
+      'text("after " + late);',
+    ].join("\n");
     const scenario = await createScenario([
       execCall("openai-chat", "call-exec", source),
       waitCall("openai-chat", "call-wait", { cell_id: "1", yield_time_ms: 10_000 }),
@@ -128,6 +141,19 @@ describe("code mode in a Cursor run", () => {
     expect(withoutWallTime(results[0]!.content as string)).toBe("halfway\nScript completed\nWall time N seconds\nOutput:\ndone");
   });
 
+  it("gives a refused pragma back to the model as the exec call's error, with Codex's text", async () => {
+    const scenario = await createScenario([execCall("openai-chat", "call-exec", '// @exec: {"timeout": 5}\ntext(1);'), chatText(["ok"])]);
+    const { reader } = await startTurn(
+      { conversationId: crypto.randomUUID(), text: `pragma ${scenario.marker}`, model: user.models["openai-chat"] },
+      answering(),
+    );
+    expect(await reader.end()).toEqual({});
+    const [, second] = await scenario.requests(2);
+    expect(callOutput("openai-chat", second!.body, "call-exec")).toBe(
+      "exec pragma only supports `yield_time_ms` and `max_output_tokens`; got `timeout`",
+    );
+  });
+
   it("terminates the cells of a cancelled run", async () => {
     const conversationId = crypto.randomUUID();
     const modelWaits = { steps: [{ gate: "never" }] };
@@ -157,7 +183,7 @@ describe("code mode in a Cursor run", () => {
       execCall("openai-chat", "call-live", 'text("live");\nyield_control();\nawait new Promise(() => {});'),
       chatText(["left running"]),
       waitCall("openai-chat", "call-wait-1", { cell_id: "2" }),
-      execCall("openai-chat", "call-fresh", "text(load(\"k\"));\nyield_control();\nawait new Promise(() => {});"),
+      execCall("openai-chat", "call-fresh", 'text(load("k"));\nyield_control();\nawait new Promise(() => {});'),
       waitCall("openai-chat", "call-wait-2", { cell_id: "2" }),
       waitCall("openai-chat", "call-stop", { cell_id: "g2:1", terminate: true }),
       chatText(["done"]),
@@ -182,7 +208,9 @@ describe("code mode in a Cursor run", () => {
   });
 
   it("offers byte-identical tool definitions on every request of a conversation, with exec and wait last", async () => {
-    const mcpTools = [{ name: "lookup", toolName: "lookup", providerIdentifier: "docs", description: "Look a term up.", inputSchemaJson: "{}" }];
+    const mcpTools = [
+      { name: "lookup", toolName: "lookup", providerIdentifier: "docs", description: "Look a term up.", inputSchemaJson: "{}" },
+    ];
     const scenario = await createScenario([
       execCall("openai-chat", "call-1", 'text(await tools.Read({ path: "/a" }));'),
       chatText(["first turn"]),

@@ -65,7 +65,10 @@ export function execCall(wire: CodeModeWire, callId: string, source: string): Sc
 export function waitCall(wire: CodeModeWire, callId: string, args: Record<string, unknown>): ScriptedResponse {
   const json = JSON.stringify(args);
   if (wire === "openai-chat") return chatToolCalls([{ id: callId, name: "wait", args: [json] }]);
-  return responsesStream().functionCall({ callId, name: "wait", args: [json] }).completed().response();
+  return responsesStream()
+    .functionCall({ callId, name: "wait", args: [json] })
+    .completed()
+    .response();
 }
 
 /** The client's grep_result listing `files`. */

@@ -11,7 +11,7 @@ import type { RunRelay } from "./relay.ts";
 import { untilAborted } from "./abort.ts";
 
 /** The first exec or wait after the object restarted with cells live gets this, once (Codex's text). */
-export const RUNTIME_REPLACED =
+const RUNTIME_REPLACED =
   "The exec runtime was replaced. Stored values and running cells were lost. Prior external tool operations may have completed; inspect their results before retrying. You may continue with a fresh exec call.";
 const STALE_GENERATION = "cell belongs to a stale code-mode host generation";
 /** Notifications kept for a cell nobody observes; older ones are dropped beyond this. */

@@ -13,7 +13,7 @@ import { withIds } from "../tool-round.ts";
 import type { Tool, ToolContext, ToolResult } from "../tools/types.ts";
 
 /** Thrown into a cell's tool promise; the cell sees the message as a string rejection. */
-export class CellToolError extends Error {
+class CellToolError extends Error {
   override readonly name = "CellToolError";
 }
 

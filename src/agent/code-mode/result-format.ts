@@ -5,7 +5,7 @@ import type { ContentItem, RuntimeResponse } from "../../codemode/engine/types.t
 import { truncateItems } from "./truncation.ts";
 
 /** exec's `max_output_tokens` and wait's `max_tokens` when the model gives none. */
-export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
 
 export interface FormattedResult {
   /** The header first, then the (truncated) items. */

@@ -33,7 +33,7 @@ export interface CodeModeRun {
   record(message: Extract<ChatMessage, { role: "tool" }>): void;
 }
 
-export function isCellTool(tool: Tool): boolean {
+function isCellTool(tool: Tool): boolean {
   return CELL_TOOLS.has(tool.name) || tool.name.startsWith("mcp__");
 }
 

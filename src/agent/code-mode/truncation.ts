@@ -7,7 +7,7 @@ import type { ContentItem } from "../../codemode/engine/types.ts";
 const BYTES_PER_TOKEN = 4;
 const encoder = new TextEncoder();
 
-export function byteLength(text: string): number {
+function byteLength(text: string): number {
   return encoder.encode(text).byteLength;
 }
 

@@ -8,7 +8,7 @@ import type { ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { conversationName } from "../src/durable/names.ts";
 import { responsesText } from "./fixtures/openai-responses/stream.ts";
 import { callOutput, codeModeUser, execCall, grepFiles, waitCall, withoutWallTime, type CodeModeUser } from "./support/code-mode-runs.ts";
-import { clientMessage, startTurn, type ClientBehaviour } from "./support/cursor-client.ts";
+import { appendOk, clientMessage, runRequest, startTurn, type ClientBehaviour } from "./support/cursor-client.ts";
 import { deferred } from "./support/deferred.ts";
 import { readSuccess } from "./support/exec-replies.ts";
 import { chatText, createScenario } from "./support/fake-provider.ts";
@@ -170,6 +170,25 @@ describe("code mode in a Cursor run", () => {
 
     const two = await startTurn({ conversationId, text: "is it there?", model: user.models["openai-chat"] }, answering());
     expect(await two.reader.end()).toEqual({});
+    const [, , , afterWait] = await scenario.requests(4);
+    expect(withoutWallTime(callOutput("openai-chat", afterWait!.body, "call-wait"))).toBe(
+      "Script failed\nWall time N seconds\nOutput:\nScript error:\nexec cell 1 not found",
+    );
+  });
+
+  it("terminates the cells of a run that a newer run replaces, before the newer run can reach them", async () => {
+    const conversationId = crypto.randomUUID();
+    const model = user.models["openai-chat"];
+    const scenario = await createScenario([
+      execCall("openai-chat", "call-exec", 'text("up");\nyield_control();\nawait new Promise(() => {});'),
+      { steps: [{ gate: "never" }] },
+      waitCall("openai-chat", "call-wait", { cell_id: "1" }),
+      chatText(["replaced"]),
+    ]);
+    const { requestId, reader } = await startTurn({ conversationId, text: `replace ${scenario.marker}`, model }, answering());
+    await scenario.reached("never");
+    await appendOk(requestId, "next", runRequest({ conversationId, text: "instead", model }), user.headers);
+    expect(await reader.end()).toEqual({});
     const [, , , afterWait] = await scenario.requests(4);
     expect(withoutWallTime(callOutput("openai-chat", afterWait!.body, "call-wait"))).toBe(
       "Script failed\nWall time N seconds\nOutput:\nScript error:\nexec cell 1 not found",

@@ -90,6 +90,7 @@ export interface RunDeps {
 export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutcome> {
   const tally = new RunTally();
   let ending: RunEnding;
+  const endCodeMode = input.model.codeMode ? deps.codeMode?.track(input.runId, input.signal) : undefined;
   try {
     const carried = await prepareHistory(deps, input);
     // Without a context of its own the run keeps the conversation's last one (docs/request-context.md).
@@ -105,7 +106,7 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
     ending = { kind: "threw", usage: tally.usage, error };
   }
   const outcome = settleRun(deps, { runId: input.runId, modelName: input.model.name, signal: input.signal }, ending);
-  deps.codeMode?.runEnded(input.runId, { cancelled: outcome.status === "cancelled" });
+  endCodeMode?.();
   return outcome;
 }
 

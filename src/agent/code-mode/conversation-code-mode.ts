@@ -2,7 +2,7 @@
 // the object's life, its stored values and generation in SQLite, the run whose client
 // relays the cells' tool calls, and which run a live cell belongs to. A cancelled or
 // replaced run terminates its cells; a yielded cell outlives its model step, and its turn.
-import { CellRuntimeError, SessionClosedError, WaitCancelledError } from "../../codemode/engine/errors.ts";
+import { CellLimitError, CellRuntimeError, SessionClosedError, WaitCancelledError } from "../../codemode/engine/errors.ts";
 import type { CodeModeSession } from "../../codemode/engine/session.ts";
 import type { CellDelegate, RuntimeResponse, StoredValues, ToolDefinition } from "../../codemode/engine/types.ts";
 import type { CodeModeStore } from "../../store/code-mode-store.ts";
@@ -121,14 +121,24 @@ export class ConversationCodeMode {
     }
   }
 
-  /** A run finished: its relay ends; a cancelled (or replaced) run's cells are terminated. */
-  runEnded(runId: string, options: { cancelled: boolean }): void {
-    if (this.#relay?.runId === runId) {
+  /**
+   * Follows a run: when it is cancelled (or replaced) its cells are terminated at once, so a
+   * replacing run finds them gone. The returned function ends it: its relay stops relaying.
+   */
+  track(runId: string, signal: AbortSignal): () => void {
+    const onAbort = () => this.#terminateCellsOf(runId);
+    signal.addEventListener("abort", onAbort, { once: true });
+    return () => {
+      signal.removeEventListener("abort", onAbort);
+      if (this.#relay?.runId !== runId) return;
       this.#relay.end();
       this.#relay = undefined;
-    }
+    };
+  }
+
+  #terminateCellsOf(runId: string): void {
     const session = this.#opened?.session;
-    if (!options.cancelled || !session) return;
+    if (!session) return;
     const owned = [...this.#owners].filter(([, owner]) => owner === runId).map(([cellId]) => cellId);
     // A cell already closing answers with an error; either way it ends.
     const terminations = owned.map((cellId) => session.terminate(cellId).catch(() => undefined));
@@ -231,7 +241,7 @@ function generationOf(cellId: string): number {
 
 /** Engine errors carry Codex's text; the model reads it as the call's error. */
 function refusal(err: unknown): Observation {
-  if (err instanceof CellRuntimeError) return { kind: "refused", text: err.message };
+  if (err instanceof CellRuntimeError || err instanceof CellLimitError) return { kind: "refused", text: err.message };
   if (err instanceof SessionClosedError) return { kind: "refused", text: "code mode session is shutting down" };
   throw err;
 }

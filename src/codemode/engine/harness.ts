@@ -23,6 +23,8 @@ const EXIT = "__codex_code_mode_exit__";
 const IMAGE_SHAPE = "image expects a non-empty image URL string, an object with image_url and optional detail, or a raw MCP image block";
 const DETAILS = ["auto", "low", "high", "original"];
 
+// Captured before the cell runs, so that a cell replacing them cannot break the harness.
+const { stringify, parse } = JSON;
 const realSetTimeout = globalThis.setTimeout.bind(globalThis);
 const realClearTimeout = globalThis.clearTimeout.bind(globalThis);
 const realQueueMicrotask = globalThis.queueMicrotask.bind(globalThis);
@@ -43,7 +45,7 @@ function formatText(value) {
   if (typeof value === "string") return value;
   const type = typeof value;
   if (value === undefined || value === null || type === "number" || type === "boolean" || type === "bigint") return String(value);
-  const json = JSON.stringify(value);
+  const json = stringify(value);
   return json === undefined ? "undefined" : json;
 }
 
@@ -98,7 +100,7 @@ function imageItem(value, detail) {
       url = value.image_url;
       ownDetail = value.detail;
     } else if (value.type !== undefined) {
-      if (value.type !== "image") throw "image only accepts MCP image blocks, got " + JSON.stringify(value.type);
+      if (value.type !== "image") throw "image only accepts MCP image blocks, got " + stringify(value.type);
       if (typeof value.data !== "string" || value.data === "") throw "image expected MCP image data";
       const mime = typeof value.mimeType === "string" ? value.mimeType : "application/octet-stream";
       url = "data:" + mime + ";base64," + value.data;
@@ -118,6 +120,53 @@ function imageItem(value, detail) {
   const normalized = chosen.toLowerCase();
   if (!DETAILS.includes(normalized)) throw "image detail must be one of: auto, low, high, original";
   return { type: "input_image", image_url: url, detail: normalized };
+}
+
+// Promises in the order they settle, as Codex's as_settled: {index, status, value | reason},
+// the index being the position, or the key of a Map.
+function as_settled(promises) {
+  const keyed = promises instanceof Map;
+  let ready = [];
+  let pending = 0;
+  let wake;
+  let done = false;
+  const settle = (result) => {
+    pending--;
+    if (done) return;
+    ready.push(result);
+    if (wake) {
+      const resume = wake;
+      wake = undefined;
+      resume();
+    }
+  };
+  let position = 0;
+  for (const entry of promises) {
+    const [index, promise] = keyed ? entry : [position++, entry];
+    pending++;
+    Promise.resolve(promise).then(
+      (value) => settle({ index, status: "fulfilled", value }),
+      (reason) => settle({ index, status: "rejected", reason }),
+    );
+  }
+  return (async function* () {
+    try {
+      while (pending > 0 || ready.length > 0) {
+        if (ready.length === 0) await new Promise((resolve) => (wake = resolve));
+        const batch = ready;
+        ready = [];
+        yield* batch;
+      }
+    } finally {
+      done = true;
+      ready = [];
+    }
+  })();
+}
+
+async function stream_settled(promises, emit) {
+  if (typeof emit !== "function") throw new TypeError("stream_settled requires a callback");
+  for await (const result of as_settled(promises)) await emit(result);
 }
 
 function deferred() {
@@ -167,7 +216,7 @@ async function runCell(host, init) {
   }
 
   const values = new Map();
-  for (const [key, value] of Object.entries(init.snapshot)) values.set(key, JSON.stringify(value));
+  for (const [key, value] of Object.entries(init.snapshot)) values.set(key, stringify(value));
   const writes = new Map();
 
   const timers = new Map();
@@ -180,7 +229,7 @@ async function runCell(host, init) {
       let inputJson;
       if (input !== undefined) {
         try {
-          inputJson = JSON.stringify(input);
+          inputJson = stringify(input);
         } catch (error) {
           return Promise.reject(errorText(error));
         }
@@ -189,7 +238,7 @@ async function runCell(host, init) {
       flush();
       return Promise.resolve(host.callTool(index, inputJson)).then((reply) => {
         if (!reply.ok) throw reply.message;
-        return reply.outputJson === undefined ? undefined : JSON.parse(reply.outputJson);
+        return reply.outputJson === undefined ? undefined : parse(reply.outputJson);
       });
     });
   });
@@ -208,15 +257,15 @@ async function runCell(host, init) {
     store: native(function (key, value) {
       if (closed()) return;
       const name = String(key);
-      if (value === undefined) throw "Unable to store " + JSON.stringify(name) + ". Only plain serializable objects can be stored.";
-      const json = JSON.stringify(value);
+      if (value === undefined) throw "Unable to store " + stringify(name) + ". Only plain serializable objects can be stored.";
+      const json = stringify(value);
       if (json === undefined) throw "failed to serialize JavaScript value: expected value at line 1 column 1";
       values.set(name, json);
       writes.set(name, json);
     }),
     load: native(function (key) {
       const json = values.get(String(key));
-      return json === undefined ? undefined : JSON.parse(json);
+      return json === undefined ? undefined : parse(json);
     }),
     notify: native(function (value) {
       if (closed()) return;
@@ -255,6 +304,8 @@ async function runCell(host, init) {
       );
       return id;
     }),
+    as_settled,
+    stream_settled,
     clearTimeout: native(function (id) {
       const handle = timers.get(id);
       if (handle === undefined) return;
@@ -278,7 +329,7 @@ async function runCell(host, init) {
   while (flushes.size > 0) await Promise.all([...flushes]);
   if (outcome.kind === "stopped") return { kind: "stopped" };
   const written = {};
-  for (const [key, json] of writes) written[key] = JSON.parse(json);
+  for (const [key, json] of writes) written[key] = parse(json);
   return errorTextValue === undefined ? { kind: "completed", writes: written } : { kind: "completed", writes: written, errorText: errorTextValue };
 }
 

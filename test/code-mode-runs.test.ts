@@ -6,6 +6,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { conversationName } from "../src/durable/names.ts";
+import { anthropicStream } from "./fixtures/anthropic/stream.ts";
 import { responsesText } from "./fixtures/openai-responses/stream.ts";
 import { callOutput, codeModeUser, execCall, grepFiles, waitCall, withoutWallTime, type CodeModeUser } from "./support/code-mode-runs.ts";
 import { appendOk, clientMessage, runRequest, startTurn, type ClientBehaviour } from "./support/cursor-client.ts";
@@ -125,6 +126,31 @@ describe("code mode in a Cursor run", () => {
     const [, , afterWait] = await scenario.requests(3);
     expect(withoutWallTime(callOutput("openai-chat", afterWait!.body, "call-wait"))).toBe(
       "Script completed\nWall time N seconds\nOutput:\nafter      1|line",
+    );
+  });
+
+  it("offers exec as a function taking the source to Anthropic, and runs the cell the same way", async () => {
+    const scenario = await createScenario([
+      execCall("anthropic", "toolu_exec", 'text(await tools.Read({ path: "/b.ts" }));'),
+      anthropicStream({ text: ["read"] }),
+    ]);
+    const execs: ExecServerMessage[] = [];
+    const { reader } = await startTurn(
+      { conversationId: crypto.randomUUID(), text: `anthropic ${scenario.marker}`, model: user.models.anthropic },
+      answering(execs),
+    );
+    expect(await reader.end()).toEqual({});
+    expect(execs.map((e) => e.message.case)).toEqual(["readArgs"]);
+    const [first, second] = await scenario.requests(2);
+    const exec = (JSON.parse(first!.body).tools as Json[]).find((t) => t.name === "exec");
+    expect(exec?.input_schema).toEqual({
+      type: "object",
+      properties: { source: { type: "string", description: expect.any(String) } },
+      required: ["source"],
+      additionalProperties: false,
+    });
+    expect(withoutWallTime(callOutput("anthropic", second!.body, "toolu_exec"))).toBe(
+      "Script completed\nWall time N seconds\nOutput:\n     1|content of /b.ts",
     );
   });
 

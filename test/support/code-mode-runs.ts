@@ -2,13 +2,15 @@
 // (through the admin API, as a user would), scripted exec and wait calls for the fake
 // provider, client replies for Grep, and readings of the code-mode tool outputs.
 import type { ExecServerMessage } from "../../src/proto/gen/agent/v1/agent_pb.ts";
+import { anthropicStream } from "../fixtures/anthropic/stream.ts";
 import { responsesStream } from "../fixtures/openai-responses/stream.ts";
 import { member, createTeam } from "./admin-client.ts";
 import { clientMessage } from "./cursor-client.ts";
 import { chatToolCalls, type ScriptedResponse } from "./fake-provider.ts";
+import { toolResultText } from "./provider-bodies.ts";
 import { storeCredential, storeModel } from "./stored-models.ts";
 
-export type CodeModeWire = "openai-chat" | "openai-responses";
+export type CodeModeWire = "openai-chat" | "openai-responses" | "anthropic";
 
 export interface CodeModeUser {
   /** The principal id (conversation objects are named by it). */
@@ -26,6 +28,7 @@ export async function codeModeUser(): Promise<CodeModeUser> {
   const key = `sk-code-mode-${crypto.randomUUID()}`;
   const chat = await storeCredential(user.token, "user", key);
   const responses = await storeCredential(user.token, "user", key, { provider: "openai-responses" });
+  const anthropic = await storeCredential(user.token, "user", key, { provider: "anthropic" });
   const model = async (credentialId: string, codeMode: boolean) =>
     (await storeModel(user.token, { credential_id: credentialId, scope: "user", code_mode: codeMode })).name;
   return {
@@ -35,6 +38,7 @@ export async function codeModeUser(): Promise<CodeModeUser> {
     models: {
       "openai-chat": await model(chat.id, true),
       "openai-responses": await model(responses.id, true),
+      anthropic: await model(anthropic.id, true),
       plain: await model(chat.id, false),
     },
   };
@@ -43,6 +47,7 @@ export async function codeModeUser(): Promise<CodeModeUser> {
 /** A model response calling exec: a custom tool call on Responses, the function variant elsewhere. */
 export function execCall(wire: CodeModeWire, callId: string, source: string): ScriptedResponse {
   if (wire === "openai-chat") return chatToolCalls([{ id: callId, name: "exec", args: [JSON.stringify({ source })] }]);
+  if (wire === "anthropic") return anthropicStream({ toolUses: [{ id: callId, name: "exec", input: [JSON.stringify({ source })] }] });
   const stream = responsesStream();
   const id = `ctc_${callId}`;
   const outputIndex = stream.output.length;
@@ -65,6 +70,7 @@ export function execCall(wire: CodeModeWire, callId: string, source: string): Sc
 export function waitCall(wire: CodeModeWire, callId: string, args: Record<string, unknown>): ScriptedResponse {
   const json = JSON.stringify(args);
   if (wire === "openai-chat") return chatToolCalls([{ id: callId, name: "wait", args: [json] }]);
+  if (wire === "anthropic") return anthropicStream({ toolUses: [{ id: callId, name: "wait", input: [json] }] });
   return responsesStream()
     .functionCall({ callId, name: "wait", args: [json] })
     .completed()
@@ -97,6 +103,7 @@ const list = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[
 
 /** What a request gives the model as the output of the call `callId` (exec on Responses is a custom tool). */
 export function callOutput(wire: CodeModeWire, body: string, callId: string): string | undefined {
+  if (wire === "anthropic") return toolResultText("anthropic", body, callId);
   const request = JSON.parse(body) as Json;
   if (wire === "openai-chat") {
     return list(request.messages).find((m) => m.role === "tool" && m.tool_call_id === callId)?.content as string | undefined;

@@ -5,7 +5,7 @@
 // CODE_MODE_TARGETS=reference (or byok-edge) runs one side only.
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
-import { makeTempDir, removeTempDir, startWranglerDev, type WranglerDev } from "../../e2e/support/wrangler-dev.ts";
+import { type EdgeDev, startEdgeDev } from "./support/edge-dev.ts";
 import { findReferenceBinaries } from "./support/reference-binary.ts";
 import { type ReferenceHost, startReferenceHost } from "./support/reference-host.ts";
 
@@ -27,8 +27,7 @@ function wanted(target: "reference" | "byok-edge"): boolean {
 export default async function setup(project: TestProject) {
   const stops: (() => Promise<void>)[] = [];
   const teardown = async () => {
-    // In order: wrangler stops before its temp dir goes.
-    for (const stop of stops) await stop().catch(() => {});
+    await Promise.allSettled(stops.map((stop) => stop()));
   };
   try {
     let reference: ReferenceHost | undefined;
@@ -42,12 +41,10 @@ export default async function setup(project: TestProject) {
       }
     }
     const token = randomBytes(24).toString("base64url");
-    let edge: WranglerDev | undefined;
+    let edge: EdgeDev | undefined;
     if (wanted("byok-edge")) {
-      const workDir = makeTempDir("byok-code-mode");
-      stops.push(async () => removeTempDir(workDir));
-      edge = await startWranglerDev({ workDir, vars: { BYOK_TOKEN: token }, migrateD1: true });
-      stops.unshift(() => edge!.stop());
+      edge = await startEdgeDev({ BYOK_TOKEN: token });
+      stops.push(() => edge!.stop());
     }
     project.provide("codeModeReferenceUrl", reference?.baseUrl ?? "");
     project.provide("codeModeEdgeUrl", edge?.baseUrl ?? "");

@@ -3,7 +3,7 @@
 import { withTimeout } from "../../support/deferred.ts";
 
 /** A step that should happen promptly on either target. */
-export const STEP_MS = 10_000;
+const STEP_MS = 10_000;
 /** Upper bound for "at once" (a rejection that must not wait for a timer). */
 export const AT_ONCE_MS = 2_000;
 

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 /** The `@openai/codex` release whose code-mode host is the reference. */
-export const CODEX_VERSION = "0.169.0";
+const CODEX_VERSION = "0.169.0";
 /** Its Linux x64 platform package: the one that ships the musl binaries. */
 export const CODEX_PACKAGE = `@openai/codex@${CODEX_VERSION}-linux-x64`;
 /** Inside the package tarball. */

@@ -15,7 +15,9 @@ export async function startReferenceHost(binary: string): Promise<ReferenceHost>
   const child = spawn(binary, ["--listen", "grpc://127.0.0.1:0"], {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // setsid: its own process group
-    env: { PATH: process.env.PATH ?? "", RUST_LOG: "warn" },
+    // Nothing of this process's environment (no keys) reaches the reference host. (The
+    // test project's Workers types add the worker's vars to ProcessEnv, hence the cast.)
+    env: { PATH: process.env.PATH ?? "", RUST_LOG: "warn" } as unknown as NodeJS.ProcessEnv,
   });
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   let output = "";

@@ -40,7 +40,7 @@ export interface Scenario {
   concurrentWaits(session: Session, cellId: string, yieldTimes: [number, number]): Promise<{ refused: RpcError; active: ActiveWait }>;
 }
 
-export interface ActiveWait {
+interface ActiveWait {
   waitId: string;
   yieldTimeMs: number;
   response: Promise<WaitResponse>;

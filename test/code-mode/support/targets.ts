@@ -13,13 +13,19 @@ export type CodeModeClient = Client<typeof CodeModeHost>;
  * docs/code-mode.md#platform-differences. A scenario consults a flag only
  * where that difference shows; everywhere else outcomes must be identical.
  */
-export interface PlatformDifferences {
+interface PlatformDifferences {
   /**
    * How long a dropped lease may take to retire its session. The reference
    * notices the closed HTTP/2 stream at once; a Durable Object learns it from
    * the request signal or, failing that, the lease's heartbeat TTL (≤ 15 s).
    */
   leaseDropNoticedWithinMs: number;
+  /**
+   * Whether `eval` and `new Function` work in a cell. The reference's V8
+   * allows them; workerd never generates code from strings, so on a Worker
+   * both throw.
+   */
+  codeFromStrings: boolean;
 }
 
 export interface Target {
@@ -30,8 +36,8 @@ export interface Target {
   differences: PlatformDifferences;
 }
 
-const REFERENCE: PlatformDifferences = { leaseDropNoticedWithinMs: 5_000 };
-const BYOK_EDGE: PlatformDifferences = { leaseDropNoticedWithinMs: 20_000 };
+const REFERENCE: PlatformDifferences = { leaseDropNoticedWithinMs: 5_000, codeFromStrings: true };
+const BYOK_EDGE: PlatformDifferences = { leaseDropNoticedWithinMs: 20_000, codeFromStrings: false };
 
 function bearer(token: string): Interceptor {
   return (next) => (request) => {

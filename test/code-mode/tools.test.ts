@@ -36,7 +36,13 @@ describeTargets("tool calls and notifications", ({ open, subscribe, execute, cli
     const session = await open({ ack: false });
     const source = `notify("first"); notify("second"); text("after");`;
     expect(observed(await execute(session, source).outcome())).toEqual(completed("1", [text("after")]));
-    expect((await session.notification((n) => n.text === "second")).cellId).toBe("1");
+    await session.cellClosed("1");
+    // Both delivered in order, before the cell closed, and never cancelled.
+    expect(session.events.map((e) => (e.event.case === "notification" ? e.event.value.text : e.event.case))).toEqual([
+      "first",
+      "second",
+      "cellClosed",
+    ]);
     expect(observed(await execute(session, `text("next");`).outcome())).toEqual(completed("2", [text("next")]));
   });
 

@@ -4,6 +4,25 @@ import { expect, it } from "vitest";
 import { completed, failed, observed, text } from "./support/outcomes.ts";
 import { describeTargets } from "./support/scenario.ts";
 
+/** `Object.keys(globalThis)` in a reference cell, sorted. */
+const CODEX_GLOBALS = [
+  "ALL_TOOLS",
+  "as_settled",
+  "audio",
+  "clearTimeout",
+  "content",
+  "exit",
+  "generatedImage",
+  "image",
+  "load",
+  "notify",
+  "setTimeout",
+  "store",
+  "stream_settled",
+  "text",
+  "tools",
+  "yield_control",
+];
 const PNG = "data:image/png;base64,iVBORw0KGgo=";
 
 describeTargets("the cell runtime", ({ target, open, execute }) => {
@@ -38,14 +57,17 @@ describeTargets("the cell runtime", ({ target, open, execute }) => {
     expect(await run(source)).toEqual(completed("1", expected));
   });
 
-  it("offers Codex's helpers as the cell's own globals", async () => {
-    expect(await run(`text(Object.keys(globalThis).sort().join(","));`)).toEqual(
-      completed("1", [
-        text(
-          "ALL_TOOLS,as_settled,audio,clearTimeout,content,exit,generatedImage,image,load,notify,setTimeout,store,stream_settled,text,tools,yield_control",
-        ),
-      ]),
-    );
+  it("defines each of Codex's helpers as a global", async () => {
+    const source = `text(${JSON.stringify(CODEX_GLOBALS)}.map((name) => name + ":" + typeof globalThis[name]).join(","));`;
+    const expected = CODEX_GLOBALS.map((name) => `${name}:${name === "ALL_TOOLS" || name === "tools" ? "object" : "function"}`).join(",");
+    expect(await run(source)).toEqual(completed("1", [text(expected)]));
+  });
+
+  it("has no enumerable globals but Codex's helpers", async () => {
+    expect(await run(`text(Object.keys(globalThis).sort().join(","));`)).toEqual(completed("1", [text(CODEX_GLOBALS.join(","))]));
+  });
+
+  it("has no WebAssembly, Atomics, SharedArrayBuffer, process or require", async () => {
     const deleted = `text([typeof WebAssembly, typeof Atomics, typeof SharedArrayBuffer, typeof process, typeof require].join(","));`;
     expect(await run(deleted)).toEqual(completed("1", [text("undefined,undefined,undefined,undefined,undefined")]));
   });

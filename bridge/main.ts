@@ -16,7 +16,8 @@ const { options } = parsed;
 if (options.token === undefined) {
   process.stderr.write(`grpc-bridge: warning: ${options.tokenEnv} is not set; calls go upstream without a bearer token\n`);
 }
-const bridge = await startBridge(options);
+const onCall = options.verbose ? (method: string) => process.stderr.write(`grpc-bridge: call ${method}\n`) : undefined;
+const bridge = await startBridge({ ...options, onCall });
 let stopping = false;
 const stop = () => {
   // A signal to the process group can arrive twice (directly and relayed by the relaunching parent).

@@ -16,6 +16,8 @@ export interface BridgeOptions {
   host: string;
   /** 0: any free port. */
   port: number;
+  /** Log one line per forwarded call (its method; never a payload or the token). */
+  verbose: boolean;
 }
 
 export type ParsedOptions = { kind: "run"; options: BridgeOptions } | { kind: "help" } | { kind: "error"; message: string };
@@ -24,7 +26,8 @@ const DEFAULT_TOKEN_ENV = "BYOK_TOKEN";
 const DEFAULT_LISTEN = "127.0.0.1:0";
 const PROTOCOLS: readonly UpstreamProtocol[] = ["connect", "grpc-web", "grpc"];
 
-export const USAGE = `usage: npm run grpc-bridge -- --upstream URL [--listen HOST:PORT] [--token-env NAME] [--upstream-protocol connect|grpc-web|grpc]
+export const USAGE = `usage: npm run grpc-bridge -- --upstream URL [--listen HOST:PORT] [--token-env NAME]
+                              [--upstream-protocol connect|grpc-web|grpc] [--verbose]
 
 Serves codex.code_mode.v1.CodeModeHost as native gRPC (h2c) for clients such as
 \`codex app-server --code-mode-host URL\`, and forwards every call to the upstream
@@ -34,10 +37,11 @@ Serves codex.code_mode.v1.CodeModeHost as native gRPC (h2c) for clients such as
   --listen HOST:PORT          where to listen (default ${DEFAULT_LISTEN}: a free port on loopback)
   --token-env NAME            the environment variable holding the token (default ${DEFAULT_TOKEN_ENV})
   --upstream-protocol NAME    connect (default; binary, HTTP/1.1), grpc-web (HTTP/1.1), or grpc (HTTP/2)
+  --verbose                   log each forwarded call's method on stderr
 `;
 
 export function parseBridgeArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedOptions {
-  let values: { upstream?: string; listen?: string; "token-env"?: string; "upstream-protocol"?: string; help?: boolean };
+  let values: { upstream?: string; listen?: string; "token-env"?: string; "upstream-protocol"?: string; verbose?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -46,6 +50,7 @@ export function parseBridgeArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedO
         listen: { type: "string" },
         "token-env": { type: "string" },
         "upstream-protocol": { type: "string" },
+        verbose: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -64,7 +69,10 @@ export function parseBridgeArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedO
   if (listen === undefined) return { kind: "error", message: `--listen must be HOST:PORT, got ${values.listen}` };
   const tokenEnv = values["token-env"] ?? DEFAULT_TOKEN_ENV;
   const token = env[tokenEnv] || undefined;
-  return { kind: "run", options: { upstreamUrl, upstreamProtocol: protocol, token, tokenEnv, ...listen } };
+  return {
+    kind: "run",
+    options: { upstreamUrl, upstreamProtocol: protocol, token, tokenEnv, ...listen, verbose: values.verbose ?? false },
+  };
 }
 
 function isProtocol(value: string): value is UpstreamProtocol {

@@ -21,7 +21,7 @@ export interface Bridge {
   close(): Promise<void>;
 }
 
-export type BridgeConfig = Omit<BridgeOptions, "tokenEnv"> & { onCall?: (method: string) => void };
+export type BridgeConfig = Omit<BridgeOptions, "tokenEnv" | "verbose"> & { onCall?: (method: string) => void };
 
 export async function startBridge(config: BridgeConfig): Promise<Bridge> {
   const shutdown = new AbortController();

@@ -1,35 +1,57 @@
-// The gRPC bridge in front of real code-mode hosts: the reference
-// codex-code-mode-host (native gRPC upstream, from the `npm run codex:fetch`
-// cache; skipped without it). A gRPC client plays Codex's part: it subscribes,
-// waits for the subscription's headers, then runs a cell that calls a tool.
+// The gRPC bridge in front of the differential suite's real hosts (its global
+// setup starts them): the reference codex-code-mode-host (upstream native gRPC)
+// and byok-edge under `wrangler dev` (upstream Connect, and gRPC-web, with the
+// bearer token). A native gRPC client plays Codex's part: it subscribes, waits
+// for the subscription's headers, then runs a cell that calls a tool.
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { UpstreamProtocol } from "../../bridge/options.ts";
 import { type Bridge, startBridge } from "../../bridge/server.ts";
 import { CodeModeHost, type ExecuteEvent, ToolKind } from "../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { deferred, withTimeout } from "../support/deferred.ts";
-import { findReferenceBinaries } from "./support/reference-binary.ts";
-import { type ReferenceHost, startReferenceHost } from "./support/reference-host.ts";
 
 const WAIT_MS = 10_000;
-const binaries = findReferenceBinaries();
 
-describe.skipIf(!binaries)("the gRPC bridge in front of the reference host", () => {
-  let reference: ReferenceHost;
+interface Upstream {
+  name: string;
+  url: string;
+  protocol: UpstreamProtocol;
+  token: string | undefined;
+  /** A Durable Object may take up to its lease TTL to notice a dropped lease (docs/code-mode.md#platform-differences). */
+  leaseDropNoticedWithinMs: number;
+}
+
+const edgeUrl = inject("codeModeEdgeUrl");
+const edgeToken = inject("codeModeEdgeToken");
+const upstreams: Upstream[] = [
+  { name: "the reference host", url: inject("codeModeReferenceUrl"), protocol: "grpc", token: undefined, leaseDropNoticedWithinMs: 5_000 },
+  { name: "byok-edge over Connect", url: edgeUrl, protocol: "connect", token: edgeToken, leaseDropNoticedWithinMs: 20_000 },
+  { name: "byok-edge over gRPC-web", url: edgeUrl, protocol: "grpc-web", token: edgeToken, leaseDropNoticedWithinMs: 20_000 },
+];
+
+describe.each(upstreams)("the gRPC bridge in front of $name", (upstream) => {
   let bridge: Bridge;
   const client = () => createClient(CodeModeHost, createGrpcTransport({ baseUrl: bridge.url }));
 
+  const test = it.skipIf(!upstream.url); // a target the global setup did not start
+
   beforeAll(async () => {
-    reference = await startReferenceHost(binaries!.host);
-    bridge = await startBridge({ upstreamUrl: reference.baseUrl, upstreamProtocol: "grpc", token: undefined, host: "127.0.0.1", port: 0 });
+    if (!upstream.url) return;
+    bridge = await startBridge({
+      upstreamUrl: upstream.url,
+      upstreamProtocol: upstream.protocol,
+      token: upstream.token,
+      host: "127.0.0.1",
+      port: 0,
+    });
   });
 
   afterAll(async () => {
     await bridge?.close();
-    await reference?.stop();
   });
 
-  it("runs a cell that calls a tool over a subscription whose headers arrived before the Execute", async () => {
+  test("runs a cell that calls a tool over a subscription whose headers arrived before the Execute", async () => {
     const lease = new AbortController();
     const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
     try {
@@ -78,7 +100,7 @@ describe.skipIf(!binaries)("the gRPC bridge in front of the reference host", () 
     }
   });
 
-  it("passes the host's own error codes and messages", async () => {
+  test("passes the host's own error codes and messages", async () => {
     const sessionId = "5d3f6a8e-0f1b-4c6e-9a51-0d2b7c9e4f11";
     const error = await client()
       .wait({ sessionId, cellId: "1", waitId: "w-1", yieldTimeMs: 1n }, { timeoutMs: WAIT_MS })
@@ -87,14 +109,14 @@ describe.skipIf(!binaries)("the gRPC bridge in front of the reference host", () 
     expect((error as ConnectError).rawMessage).toBe(`unknown code-mode session ${sessionId}`);
   });
 
-  it("ends the session when the client drops its lease", async () => {
+  test("ends the session when the client drops its lease", { timeout: 30_000 }, async () => {
     const lease = new AbortController();
     const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
     const opened = (await withTimeout(events.next(), WAIT_MS, "the opened event")).value;
     const sessionId = opened?.event.case === "opened" ? opened.event.value.sessionId : "";
     lease.abort();
     // The host retires the session once it sees its lease go; each probe is a bounded call.
-    const deadline = Date.now() + WAIT_MS;
+    const deadline = Date.now() + upstream.leaseDropNoticedWithinMs;
     let last: ConnectError | undefined;
     while (Date.now() < deadline) {
       last = await client()

@@ -265,7 +265,11 @@ describe("the grpc-bridge command", () => {
     const child = spawn(
       process.execPath,
       [entry, "--upstream", upstream.url, "--listen", "127.0.0.1:0", "--token-env", "BRIDGE_TEST_TOKEN"],
-      { env: { PATH: process.env.PATH ?? "", BRIDGE_TEST_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+      {
+        env: { ...process.env, BRIDGE_TEST_TOKEN: TOKEN },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      },
     );
     let output = "";
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));

@@ -5,13 +5,13 @@
 //    the upstream sees the client's deadline;
 //  - application metadata both ways and the bridge's bearer token (metadata.ts);
 //  - for a server stream, the response headers sent as soon as the upstream's
-//    arrive, before any message (early-headers.ts);
+//    arrive, before any message (response-head.ts);
 //  - upstream errors rethrown with their code, message, details and metadata.
 // Messages are decoded and re-encoded with the same schema; unknown fields (a
 // newer client's) are kept by protobuf-es and reach the upstream unchanged.
 import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, DescService, MessageShape } from "@bufbuild/protobuf";
 import { type ConnectRouter, ConnectError, type HandlerContext, type Transport } from "@connectrpc/connect";
-import { commitHeadersKey } from "./early-headers.ts";
+import { commitHeadersKey } from "./response-head.ts";
 import { copyUpstreamMetadata, upstreamRequestHeader } from "./metadata.ts";
 
 export interface Upstream {

@@ -5,7 +5,7 @@ import { createServer, type Http2Server, type ServerHttp2Session } from "node:ht
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CodeModeHost } from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
-import { earlyHeaders } from "./early-headers.ts";
+import { responseHead } from "./response-head.ts";
 import { registerForwarding } from "./forward.ts";
 import type { BridgeOptions } from "./options.ts";
 import { createUpstreamTransport, MESSAGE_MAX_BYTES } from "./upstream.ts";
@@ -25,7 +25,7 @@ export type BridgeConfig = Omit<BridgeOptions, "tokenEnv" | "verbose"> & { onCal
 
 export async function startBridge(config: BridgeConfig): Promise<Bridge> {
   const shutdown = new AbortController();
-  const headers = earlyHeaders();
+  const headers = responseHead();
   const transport = createUpstreamTransport(config.upstreamProtocol, config.upstreamUrl);
   const handler = connectNodeAdapter({
     routes: (router) => registerForwarding(router, CodeModeHost, { transport, token: config.token, onCall: config.onCall }),

@@ -109,6 +109,23 @@ describe.each(upstreams)("the gRPC bridge in front of $name", (upstream) => {
     expect((error as ConnectError).rawMessage).toBe(`unknown code-mode session ${sessionId}`);
   });
 
+  // A Connect upstream has no trailers-only response: its refusal comes after its headers, and so it does through the bridge.
+  it.skipIf(!upstream.url || upstream.protocol === "connect")(
+    "answers a refused stream trailers-only, as the host does: not_found and no headers before it",
+    async () => {
+      const sessionId = "0c6f1f5e-3b8a-4a59-b1a2-6f7d9e2c4b81";
+      let headers = false;
+      const error = await (async () => {
+        for await (const _ of client().subscribeToToolCalls({ sessionId }, { timeoutMs: WAIT_MS, onHeader: () => (headers = true) })) {
+          // none expected
+        }
+      })().catch((e: unknown) => ConnectError.from(e));
+      expect((error as ConnectError).code).toBe(Code.NotFound);
+      expect((error as ConnectError).rawMessage).toBe(`unknown code-mode session ${sessionId}`);
+      expect(headers).toBe(false);
+    },
+  );
+
   test("ends the session when the client drops its lease", { timeout: 30_000 }, async () => {
     const lease = new AbortController();
     const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();

@@ -11,7 +11,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { commitHeadersKey, earlyHeaders } from "../../bridge/early-headers.ts";
+import { commitHeadersKey, responseHead } from "../../bridge/response-head.ts";
 import { type Bridge, startBridge } from "../../bridge/server.ts";
 import {
   CodeModeHost,
@@ -40,7 +40,7 @@ class RecordingUpstream {
   url = "";
 
   async start(): Promise<void> {
-    const headers = earlyHeaders();
+    const headers = responseHead();
     const handler = connectNodeAdapter({
       routes: (router) => router.service(CodeModeHost, this.#delegating()),
       contextValues: headers.contextValues,

@@ -12,6 +12,9 @@ run(bin("wrangler"), ["types", "--strict-vars=false"]);
 // drizzle-kit writes a new migration only when the schema changed.
 run(bin("drizzle-kit"), ["generate", "--config", "drizzle.do.config.ts"]);
 run(bin("drizzle-kit"), ["generate", "--config", "drizzle.d1.config.ts"]);
+run(bin("drizzle-kit"), ["generate", "--config", "drizzle.code-mode.config.ts"]);
+// drizzle-kit writes migrations.js unformatted; the committed one is formatted (npm run gen:db does the same).
+run(bin("biome"), ["format", "--write", "migrations/code-mode/migrations.js"]);
 
 const status = execFileSync("git", ["status", "--porcelain", "--", "src/proto/gen", "worker-configuration.d.ts", "migrations"], {
   cwd: root,

@@ -9,6 +9,7 @@ import { reportSettingsOnce } from "./config/settings-report.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http.ts";
 import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
+import { CODE_MODE_PATH, handleCodeMode } from "./http/code-mode-routes.ts";
 import { checkModel } from "./http/model-check.ts";
 import { benchRoutes } from "./http/bench-routes.ts";
 import { limitsFor } from "./limits/principal-limits.ts";
@@ -47,6 +48,9 @@ app.post("/aiserver.v1.BidiService/BidiAppend", async (c) => {
   await handleBidiAppend(c.req.raw, c.env, c.var.principal);
   return protoResponse(new Uint8Array(0));
 });
+
+// Codex's code-mode host service (docs/code-mode.md#service).
+app.post(CODE_MODE_PATH, (c) => handleCodeMode(c.req.raw, c.env, c.var.principal));
 
 app.route("/__bench", benchRoutes); // answers only when BYOK_BENCH_ROUTES is "true"
 

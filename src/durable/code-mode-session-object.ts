@@ -1,10 +1,73 @@
-// One Durable Object per code-mode session (docs/code-mode.md). Placeholder
-// until the session host lands: every call is refused as unimplemented.
+// One Durable Object per code-mode session, named by principal and session id
+// (docs/code-mode.md#service). Thin: it opens storage, applies migrations, and
+// serves CodeModeHost over Connect to the worker; the session lives in
+// src/codemode/host, its cells in src/codemode/engine.
+import { createContextValues } from "@connectrpc/connect";
 import { DurableObject } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import migrations from "../../migrations/code-mode/migrations.js";
+import { LoaderCellRunner } from "../codemode/engine/loader-runner.ts";
+import { type CodeModeFetchHandler, codeModeFetchHandler } from "../codemode/host/fetch-handler.ts";
+import { SessionDirectory } from "../codemode/host/session-directory.ts";
+import { sessionService } from "../codemode/host/session-service.ts";
 import type { AppEnv } from "../env.ts";
+import { errorKind } from "../proto/connect/log-safe.ts";
+import { CodeModeStore } from "../store/code-mode/session-store.ts";
+
+/** Scoped by principal like conversations (src/durable/names.ts): another principal cannot address the session. */
+export function codeModeSessionName(principal: string, sessionId: string): string {
+  return `code-mode:${principal.length}:${principal}:${sessionId}`;
+}
 
 export class CodeModeSessionObject extends DurableObject<AppEnv> {
-  override async fetch(): Promise<Response> {
-    return new Response("code mode is not available yet", { status: 501 });
+  readonly #store: CodeModeStore;
+  readonly #directory: SessionDirectory;
+  readonly #serve: CodeModeFetchHandler;
+  #initError: unknown;
+
+  constructor(ctx: DurableObjectState, env: AppEnv) {
+    super(ctx, env);
+    this.#store = new CodeModeStore(drizzle(ctx.storage, { logger: false }));
+    void ctx.blockConcurrencyWhile(async () => {
+      // Errors are kept, not thrown: a throw here would break the input gate.
+      try {
+        await migrate(this.#store.db, migrations);
+        // A session open in an earlier life lost its lease stream with it; the client opens a new one.
+        this.#store.closeOpenSessions();
+      } catch (err) {
+        this.#initError = err;
+        console.error("byok-edge: code-mode storage failed to open:", errorKind(err));
+      }
+    });
+    this.#directory = new SessionDirectory({
+      store: this.#store,
+      runner: new LoaderCellRunner(env.LOADER),
+      scheduleAlarm: (atMs) => void ctx.storage.setAlarm(atMs),
+    });
+    this.#serve = codeModeFetchHandler(sessionService(this.#directory), { grpcWeb: false });
+  }
+
+  /** CodeModeHost over Connect, from the worker only. */
+  override async fetch(request: Request): Promise<Response> {
+    this.#ready();
+    return (await this.#serve(request, createContextValues())) ?? new Response("not a CodeModeHost method", { status: 404 });
+  }
+
+  /** The worker still forwards the session's lease stream; false when the session is gone. */
+  renewLease(sessionId: string): boolean {
+    this.#ready();
+    return this.#directory.renewLease(sessionId);
+  }
+
+  /** Retires sessions whose lease was not renewed in time (docs/code-mode.md#leases). */
+  override async alarm(): Promise<void> {
+    this.#ready();
+    await this.#directory.expireLeases();
+  }
+
+  /** Checked on every call, outside blockConcurrencyWhile (a throw inside it would break the input gate). */
+  #ready(): void {
+    if (this.#initError !== undefined) this.ctx.abort("code-mode storage failed to open");
   }
 }

@@ -1,0 +1,30 @@
+// CodeModeHost served through connect-es's router and its fetch adapter, by the
+// worker (Connect and gRPC-web from clients) and by the session object (Connect
+// from the worker). Native gRPC is off: Workers cannot send HTTP trailers
+// (docs/code-mode.md#transport).
+import { type ContextValues, createConnectRouter, type ServiceImpl } from "@connectrpc/connect";
+import { universalServerRequestFromFetch, universalServerResponseToFetch, type UniversalHandler } from "@connectrpc/connect/protocol";
+import { CodeModeHost } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { withEarlyHeaders } from "./early-headers.ts";
+
+export type CodeModeFetchHandler = (request: Request, contextValues: ContextValues) => Promise<Response | undefined>;
+
+/** Undefined for a path that is not one of the service's methods. */
+export function codeModeFetchHandler(
+  implementation: ServiceImpl<typeof CodeModeHost>,
+  protocols: { grpcWeb: boolean },
+): CodeModeFetchHandler {
+  const router = createConnectRouter({ grpc: false, grpcWeb: protocols.grpcWeb, connect: true });
+  router.service(CodeModeHost, implementation);
+  const handlers = new Map<string, UniversalHandler>();
+  for (const handler of router.handlers) {
+    const streamsToolCalls = handler.method === CodeModeHost.method.subscribeToToolCalls;
+    handlers.set(handler.requestPath, streamsToolCalls ? withEarlyHeaders(handler) : handler);
+  }
+  return async (request, contextValues) => {
+    const handler = handlers.get(new URL(request.url).pathname);
+    if (!handler) return undefined;
+    const response = await handler({ ...universalServerRequestFromFetch(request, {}), contextValues });
+    return universalServerResponseToFetch(response);
+  };
+}

@@ -1,0 +1,58 @@
+// CodeModeHost as the session object serves it: each call finds its session (as
+// Codex does, before any other field is checked) and hands the wire request on.
+// OpenSession names the session in headers only the worker sets: the object is
+// reachable only through the worker, which chose the UUID and checked the caller.
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { CodeModeHost } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { limitsFromProto } from "./convert.ts";
+import { sendHeadersNow } from "./early-headers.ts";
+import type { SessionDirectory } from "./session-directory.ts";
+
+export const SESSION_ID_HEADER = "x-byok-code-mode-session";
+export const PRINCIPAL_HEADER = "x-byok-code-mode-principal";
+
+export function sessionService(directory: SessionDirectory): ServiceImpl<typeof CodeModeHost> {
+  return {
+    async *openSession(request, context) {
+      const sessionId = context.requestHeader.get(SESSION_ID_HEADER);
+      const principal = context.requestHeader.get(PRINCIPAL_HEADER);
+      if (!sessionId || !principal) throw new ConnectError("a code-mode session is opened through the worker", Code.Internal);
+      yield* directory.open(sessionId, principal, limitsFromProto(request)).lease(context.signal);
+    },
+    async closeSession(request) {
+      await directory.find(request.sessionId).retire();
+      return {};
+    },
+    async *subscribeToToolCalls(request, context) {
+      yield* directory.find(request.sessionId).subscribe(request, context.signal, () => sendHeadersNow(context));
+    },
+    async completeToolCall(request) {
+      directory.find(request.sessionId).completeToolCall(request);
+      return {};
+    },
+    async acknowledgeNotification(request) {
+      directory.find(request.sessionId).acknowledgeNotification(request.notificationId);
+      return {};
+    },
+    async *execute(request, context) {
+      const receivedAtMs = performance.now();
+      yield* directory.find(request.sessionId).execute(request, context.signal, receivedAtMs);
+    },
+    async wait(request, context) {
+      const receivedAtMs = performance.now();
+      return directory.find(request.sessionId).wait(request, context.signal, receivedAtMs);
+    },
+    async yieldObservation(request) {
+      directory.find(request.sessionId).yieldObservation(request);
+      return {};
+    },
+    async cancelWait(request) {
+      await directory.find(request.sessionId).cancelWait(request);
+      return {};
+    },
+    async terminate(request) {
+      const receivedAtMs = performance.now();
+      return directory.find(request.sessionId).terminate(request, receivedAtMs);
+    },
+  };
+}

@@ -299,7 +299,7 @@ async function main(): Promise<number> {
     await check("two teams on one server each run a turn with their own key", () =>
       checkTwoTeams(dev!.baseUrl, adminToken, providerBase, UPSTREAM_MODEL, (t, m, k) => checkTurn(dev!, t, providerBase, k, m)),
     );
-    await checkCodexCli({ check, providerBase, workDir });
+    await checkCodexCli({ check, providerBase, workDir, edge: { baseUrl: dev.baseUrl, token } });
   } catch (error) {
     results.push({ name: "setup", ok: false, ms: 0, error: error instanceof Error ? error.message : String(error) });
     console.log(`FAIL  setup\n      ${String(error instanceof Error ? error.message : error).replace(/\n/g, "\n      ")}`);

@@ -3,7 +3,8 @@
 // codex:fetch`), driven over its stdio JSON-RPC protocol (initialize, thread/start,
 // turn/start), with a throw-away CODEX_HOME whose model provider is the local fake
 // OpenAI Responses provider. The provider is scripted: its first answer calls the
-// `exec` tool with `text("<marker>")`, its second is a final message. The check
+// `exec` tool with a cell that calls Codex's own get_goal tool (a round trip from the
+// host to Codex and back) and prints a marker, its second is a final message. The check
 // passes when the provider's second request carries the cell's output as the
 // exec call's custom_tool_call_output, i.e. the cell ran on the host and Codex
 // got its result back. Nothing leaves 127.0.0.1: Codex's proxies point at a
@@ -30,6 +31,8 @@ const CALL_TIMEOUT_MS = 20_000;
 const TURN_TIMEOUT_MS = 60_000;
 const FEATURES_TIMEOUT_MS = 20_000;
 const FINAL_TEXT = "The cell ran.";
+/** What the cell prints before the answer of Codex's own get_goal tool. */
+const GOAL_PREFIX = "get_goal answered: ";
 /**
  * Codex 0.169's switch for code mode. It is "under development" and off by default;
  * without it the model is not offered `exec` at all and Codex answers an exec call
@@ -138,7 +141,8 @@ export async function checkCodexCli(options: CodexCliOptions): Promise<void> {
 async function runCell(run: CellRun): Promise<CellRunResult> {
   const scenarioId = `codex-${randomUUID()}`;
   const callId = `call_${randomBytes(6).toString("hex")}`;
-  const source = `text(${JSON.stringify(run.marker)})`;
+  // A nested tool call too: the host sends it to Codex over SubscribeToToolCalls, Codex answers with CompleteToolCall.
+  const source = `const goal = await tools.get_goal({});\ntext(${JSON.stringify(run.marker)});\ntext("${GOAL_PREFIX}" + JSON.stringify(goal));`;
   await providerCall(`${run.providerBase}/__scenarios/${scenarioId}`, {
     method: "PUT",
     headers: { "content-type": "application/json" },
@@ -166,7 +170,8 @@ async function runCell(run: CellRun): Promise<CellRunResult> {
     server.notify("initialized");
     const started = await server.request<{ thread: { id: string } }>(
       "thread/start",
-      { cwd: run.workDir, approvalPolicy: "never", sandbox: "read-only", ephemeral: true },
+      // Not ephemeral: Codex's goal tools need a persisted thread (its rollout goes in the temp CODEX_HOME).
+      { cwd: run.workDir, approvalPolicy: "never", sandbox: "read-only", ephemeral: false },
       CALL_TIMEOUT_MS,
     );
     const threadId = started.thread.id;
@@ -254,7 +259,7 @@ function printFeatures(result: CellRunResult): void {
 }
 
 function assertForwarded(calls: string[]): void {
-  for (const method of ["OpenSession", "SubscribeToToolCalls", "Execute"]) {
+  for (const method of ["OpenSession", "SubscribeToToolCalls", "Execute", "CompleteToolCall"]) {
     assert(calls.includes(method), `the bridge forwarded no ${method} (calls: ${calls.join(", ")})`);
   }
   console.log(`      the bridge forwarded: ${[...new Set(calls)].join(", ")}`);

@@ -8,6 +8,97 @@ import { newSession, RecordingDelegate, request, text, tool } from "../support/c
 
 const T = 10_000;
 
+/** `Object.keys(globalThis)` in a reference cell, sorted. */
+const CODEX_GLOBALS = [
+  "ALL_TOOLS",
+  "as_settled",
+  "audio",
+  "clearTimeout",
+  "content",
+  "exit",
+  "generatedImage",
+  "image",
+  "load",
+  "notify",
+  "setTimeout",
+  "store",
+  "stream_settled",
+  "text",
+  "tools",
+  "yield_control",
+];
+/** `Object.getOwnPropertyNames(globalThis)` in a reference cell, sorted. */
+const REFERENCE_OWN_NAMES =
+  "ALL_TOOLS,AggregateError,Array,ArrayBuffer,AsyncDisposableStack,BigInt,BigInt64Array,BigUint64Array,Boolean,DataView,Date," +
+  "DisposableStack,Error,EvalError,FinalizationRegistry,Float16Array,Float32Array,Float64Array,Function,Infinity,Int16Array," +
+  "Int32Array,Int8Array,Intl,Iterator,JSON,Map,Math,NaN,Number,Object,Promise,Proxy,RangeError,ReferenceError,Reflect,RegExp," +
+  "Set,String,SuppressedError,Symbol,SyntaxError,TypeError,URIError,Uint16Array,Uint32Array,Uint8Array,Uint8ClampedArray," +
+  "WeakMap,WeakRef,WeakSet,as_settled,audio,clearTimeout,content,decodeURI,decodeURIComponent,encodeURI,encodeURIComponent," +
+  "escape,eval,exit,generatedImage,globalThis,image,isFinite,isNaN,load,notify,parseFloat,parseInt,setTimeout,store," +
+  "stream_settled,text,tools,undefined,unescape,yield_control";
+/** Names whose `typeof` is "undefined" in a reference cell. */
+const ABSENT_NAMES = [
+  "fetch",
+  "WebSocket",
+  "Request",
+  "Response",
+  "Headers",
+  "URL",
+  "URLSearchParams",
+  "URLPattern",
+  "TextEncoder",
+  "TextDecoder",
+  "structuredClone",
+  "queueMicrotask",
+  "setInterval",
+  "clearInterval",
+  "setImmediate",
+  "clearImmediate",
+  "atob",
+  "btoa",
+  "crypto",
+  "CryptoKey",
+  "performance",
+  "navigator",
+  "Blob",
+  "File",
+  "FormData",
+  "ReadableStream",
+  "WritableStream",
+  "TransformStream",
+  "CompressionStream",
+  "AbortController",
+  "AbortSignal",
+  "Event",
+  "EventTarget",
+  "MessageChannel",
+  "caches",
+  "self",
+  "global",
+  "process",
+  "Buffer",
+  "require",
+  "module",
+  "exports",
+  "console",
+  "WebAssembly",
+  "Atomics",
+  "SharedArrayBuffer",
+  "scheduler",
+  "Cloudflare",
+  "ServiceWorkerGlobalScope",
+  "origin",
+  "HTMLRewriter",
+  "DOMException",
+  "reportError",
+  "addEventListener",
+  "removeEventListener",
+  "dispatchEvent",
+  "EventSource",
+  "Navigator",
+  "Performance",
+];
+
 async function run(source: string, extra: Partial<ExecuteRequest> = {}, session: CodeModeSession = newSession()): Promise<RuntimeResponse> {
   const started = session.execute(request(source, extra), new RecordingDelegate());
   return withTimeout(started.initialResponse, T, `the result of ${source}`);
@@ -21,7 +112,10 @@ async function errorOf(source: string, extra: Partial<ExecuteRequest> = {}): Pro
 async function textsOf(source: string, extra: Partial<ExecuteRequest> = {}): Promise<string[]> {
   const response = await run(source, extra);
   if (response.kind === "completed" && response.errorText !== undefined) throw new Error(`cell failed: ${response.errorText}`);
-  return response.items.map((item) => (item.type === "input_text" ? item.text : `image ${item.image_url} ${item.detail}`));
+  return response.items.map((item) => {
+    if (item.type === "input_text") return item.text;
+    return item.type === "input_image" ? `image ${item.image_url} ${item.detail}` : `audio ${item.audio_url}`;
+  });
 }
 
 describe("uncaught errors", () => {
@@ -115,6 +209,33 @@ describe("globals", () => {
     ]);
   });
 
+  it("has no enumerable globals but Codex's helpers", async () => {
+    expect(await textsOf(`text(Object.keys(globalThis).sort().join(","))`)).toEqual([CODEX_GLOBALS.join(",")]);
+    const expected = CODEX_GLOBALS.map((name) => `${name}:${name === "ALL_TOOLS" || name === "tools" ? "object" : "function"}`);
+    expect(await textsOf(`text(${JSON.stringify(CODEX_GLOBALS)}.map((name) => name + ":" + typeof globalThis[name]).join(","))`)).toEqual([
+      expected.join(","),
+    ]);
+  });
+
+  it("has only V8's ECMAScript builtins besides them, on a plain prototype", async () => {
+    expect(await textsOf(`text(Object.getOwnPropertyNames(globalThis).sort().join(","))`)).toEqual([REFERENCE_OWN_NAMES]);
+    expect(
+      await textsOf(`const p = Object.getPrototypeOf(globalThis); text(String(p) + " " + Object.getOwnPropertyNames(p).join(","))`),
+    ).toEqual(["[object Object] constructor"]);
+  });
+
+  it("has none of the Web, Workers or Node names a model might probe", async () => {
+    const probe = `const names = ${JSON.stringify(ABSENT_NAMES)}; text(names.filter((n) => typeof globalThis[n] !== "undefined").join(","))`;
+    expect(await textsOf(probe)).toEqual([""]);
+    const typeofs = `text([typeof WebAssembly, typeof Atomics, typeof SharedArrayBuffer, typeof process, typeof require].join(","))`;
+    expect(await textsOf(typeofs)).toEqual(["undefined,undefined,undefined,undefined,undefined"]);
+  });
+
+  it("keeps its timers and tool calls working without the globals it hid", async () => {
+    const source = `await new Promise((r) => setTimeout(r, 1)); text(await tools.echo({ a: 1 })); text(typeof setInterval)`;
+    expect(await textsOf(source, { enabledTools: [tool("echo")] })).toEqual(['{"a":1}', "undefined"]);
+  });
+
   it("refuses code generation from strings (a Workers rule; the reference allows eval)", async () => {
     expect(await textsOf(`try { eval("1") } catch (e) { text(String(e)) }`)).toEqual([
       "EvalError: Code generation from strings disallowed for this context",
@@ -189,6 +310,8 @@ describe("image", () => {
     expect(await errorOf(`image({image_url: 5})`)).toBe(shape);
     expect(await errorOf(`image({type: "image", data: ""})`)).toBe("image expected MCP image data");
     expect(await errorOf(`image({type: "text", text: "x"})`)).toBe('image only accepts MCP image blocks, got "text"');
+    expect(await errorOf(`image({type: 5})`)).toBe(shape);
+    expect(await errorOf(`image(() => 1)`)).toBe("failed to serialize JavaScript value: expected value at line 1 column 1");
   });
 });
 

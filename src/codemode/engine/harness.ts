@@ -10,6 +10,7 @@
 //   microtask (and at once before a yield or a tool call); every flush is awaited before
 //   run() returns, because RPCs left pending when it returns are lost.
 // - Helper errors are thrown as strings, as Codex throws them.
+import { MEDIA_MODULE } from "./harness-media.ts";
 import { CELL_MODULE, FIRST_LINE_OFFSET } from "./source.ts";
 
 export const HARNESS_MODULE = "harness.js";
@@ -17,11 +18,10 @@ export const HARNESS_MODULE = "harness.js";
 export const HARNESS_SOURCE = String.raw`
 import { WorkerEntrypoint } from "cloudflare:workers";
 import cellMain from "./${CELL_MODULE}";
+import { audioItem, contentBlockItem, generatedImageItems, imageItem } from "./${MEDIA_MODULE}";
 
 const FIRST_LINE_OFFSET = ${FIRST_LINE_OFFSET};
 const EXIT = "__codex_code_mode_exit__";
-const IMAGE_SHAPE = "image expects a non-empty image URL string, an object with image_url and optional detail, or a raw MCP image block";
-const DETAILS = ["auto", "low", "high", "original"];
 
 // Captured before the cell runs, so that a cell replacing them cannot break the harness.
 const { stringify, parse } = JSON;
@@ -29,12 +29,25 @@ const realSetTimeout = globalThis.setTimeout.bind(globalThis);
 const realClearTimeout = globalThis.clearTimeout.bind(globalThis);
 const realQueueMicrotask = globalThis.queueMicrotask.bind(globalThis);
 
-// Codex deletes these; fetch goes too (the isolate has no network anyway).
-for (const name of ["console", "Atomics", "SharedArrayBuffer", "WebAssembly", "fetch"]) {
-  let owner = globalThis;
-  while (owner && !Object.prototype.hasOwnProperty.call(owner, name)) owner = Object.getPrototypeOf(owner);
-  if (owner) delete owner[name];
+const iteratorKey = Symbol.iterator;
+const apply = Reflect.apply;
+
+// A Codex cell sees V8's ECMAScript globals and its own helpers only: workerd's Web and
+// Node globals go (fetch and console with them), and the global object's prototype
+// chain too (docs/code-mode.md#globals). All of them are configurable here.
+const ECMASCRIPT_GLOBALS = new Set([
+  "AggregateError", "Array", "ArrayBuffer", "AsyncDisposableStack", "BigInt", "BigInt64Array", "BigUint64Array", "Boolean",
+  "DataView", "Date", "DisposableStack", "Error", "EvalError", "FinalizationRegistry", "Float16Array", "Float32Array",
+  "Float64Array", "Function", "Infinity", "Int16Array", "Int32Array", "Int8Array", "Intl", "Iterator", "JSON", "Map", "Math",
+  "NaN", "Number", "Object", "Promise", "Proxy", "RangeError", "ReferenceError", "Reflect", "RegExp", "Set", "String",
+  "SuppressedError", "Symbol", "SyntaxError", "TypeError", "URIError", "Uint16Array", "Uint32Array", "Uint8Array",
+  "Uint8ClampedArray", "WeakMap", "WeakRef", "WeakSet", "decodeURI", "decodeURIComponent", "encodeURI",
+  "encodeURIComponent", "escape", "eval", "globalThis", "isFinite", "isNaN", "parseFloat", "parseInt", "undefined", "unescape",
+]);
+for (const key of Reflect.ownKeys(globalThis)) {
+  if (typeof key !== "string" || !ECMASCRIPT_GLOBALS.has(key)) delete globalThis[key];
 }
+Object.setPrototypeOf(globalThis, Object.create(Object.prototype, { constructor: { value: Object, writable: true, configurable: true } }));
 
 function native(fn) {
   // A bound function prints as "function () { [native code] }", as Codex's helpers do.
@@ -54,7 +67,7 @@ function isCellFrame(line) {
 }
 
 function isHarnessFrame(line) {
-  return line.includes("${HARNESS_MODULE}:");
+  return line.includes("${HARNESS_MODULE}:") || line.includes("${MEDIA_MODULE}:");
 }
 
 // Stacks as Codex shows them, also for errors the cell catches: frames of the harness
@@ -94,38 +107,6 @@ function errorText(error) {
   } catch {
     return Object.prototype.toString.call(error);
   }
-}
-
-function imageItem(value, detail) {
-  let url;
-  let ownDetail;
-  if (typeof value === "string") {
-    url = value;
-  } else if (value !== null && typeof value === "object") {
-    if (typeof value.image_url === "string") {
-      url = value.image_url;
-      ownDetail = value.detail;
-    } else if (value.type !== undefined) {
-      if (value.type !== "image") throw "image only accepts MCP image blocks, got " + stringify(value.type);
-      if (typeof value.data !== "string" || value.data === "") throw "image expected MCP image data";
-      const mime = typeof value.mimeType === "string" ? value.mimeType : "application/octet-stream";
-      url = "data:" + mime + ";base64," + value.data;
-    }
-  }
-  if (typeof url !== "string" || url === "") throw IMAGE_SHAPE;
-  const lower = url.toLowerCase();
-  if (!lower.startsWith("data:")) {
-    if (lower.startsWith("http://") || lower.startsWith("https://")) {
-      throw "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead";
-    }
-    throw "Tool call failed: invalid image output. Pass a base64 data URI instead";
-  }
-  const chosen = detail ?? ownDetail;
-  if (chosen === undefined || chosen === null) return { type: "input_image", image_url: url, detail: "high" };
-  if (typeof chosen !== "string") throw "image detail must be a string when provided";
-  const normalized = chosen.toLowerCase();
-  if (!DETAILS.includes(normalized)) throw "image detail must be one of: auto, low, high, original";
-  return { type: "input_image", image_url: url, detail: normalized };
 }
 
 // Promises in the order they settle, as Codex's as_settled: {index, status, value | reason},
@@ -260,6 +241,28 @@ async function runCell(host, init) {
       if (closed()) return;
       push({ type: "item", item: imageItem(value, detail) });
     }),
+    audio: native(function (value) {
+      if (closed()) return;
+      push({ type: "item", item: audioItem(value) });
+    }),
+    generatedImage: native(function (value) {
+      if (closed()) return;
+      for (const item of generatedImageItems(value)) push({ type: "item", item });
+    }),
+    // Codex's content(): one MCP ContentBlock, or any iterable of them (a string is one
+    // block); the blocks before a refused one stay in the output.
+    content: function content(value) {
+      if (closed()) return;
+      const iterate = typeof value === "string" ? undefined : value?.[iteratorKey];
+      if (typeof iterate !== "function") {
+        push({ type: "item", item: contentBlockItem(value) });
+        return;
+      }
+      for (const block of { [iteratorKey]: () => apply(iterate, value, []) }) {
+        if (closed()) return;
+        push({ type: "item", item: contentBlockItem(block) });
+      }
+    },
     store: native(function (key, value) {
       if (closed()) return;
       const name = String(key);

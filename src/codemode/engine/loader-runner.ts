@@ -4,6 +4,7 @@
 // RpcTarget passed as an argument of `run` (an RpcTarget cannot travel in `env`).
 import { RpcTarget } from "cloudflare:workers";
 import { HARNESS_MODULE, HARNESS_SOURCE } from "./harness.ts";
+import { MEDIA_MODULE, MEDIA_SOURCE } from "./harness-media.ts";
 import type { CellCallbacks, CellEvent, CellLaunch, CellRunner, CellRunResult, RunningCell, ToolReply } from "./runner.ts";
 import { CELL_MODULE, syntaxErrorFromStartFailure } from "./source.ts";
 
@@ -82,7 +83,7 @@ export class LoaderCellRunner implements CellRunner {
     const worker = this.#loader.load({
       compatibilityDate: COMPATIBILITY_DATE,
       mainModule: HARNESS_MODULE,
-      modules: { [HARNESS_MODULE]: HARNESS_SOURCE, [CELL_MODULE]: { js: launch.moduleText } },
+      modules: { [HARNESS_MODULE]: HARNESS_SOURCE, [MEDIA_MODULE]: MEDIA_SOURCE, [CELL_MODULE]: { js: launch.moduleText } },
       globalOutbound: null,
       limits: { cpuMs: CELL_CPU_MS },
     });

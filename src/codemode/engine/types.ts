@@ -3,7 +3,11 @@
 // Cursor runs (src/agent/code-mode). Plain data only: no protobuf types here.
 
 /** One output item of a cell, tagged as Codex tags them. */
-export type ContentItem = { type: "input_text"; text: string } | { type: "input_image"; image_url: string; detail?: ImageDetail };
+export type ContentItem =
+  | { type: "input_text"; text: string }
+  | { type: "input_image"; image_url: string; detail?: ImageDetail }
+  /** From `audio()` or an MCP audio block: a data URL (docs/code-mode.md#output-content). */
+  | { type: "input_audio"; audio_url: string };
 
 export type ImageDetail = "auto" | "low" | "high" | "original";
 

@@ -113,6 +113,7 @@ const DETAILS: Record<ImageDetail, ProtoImageDetail> = {
 
 function contentItemToProto(item: ContentItem): ProtoContentItem {
   if (item.type === "input_text") return create(ContentItemSchema, { item: { case: "text", value: { text: item.text } } });
+  if (item.type === "input_audio") return create(ContentItemSchema, { item: { case: "audio", value: { audioUrl: item.audio_url } } });
   return create(ContentItemSchema, {
     item: { case: "image", value: { imageUrl: item.image_url, ...(item.detail !== undefined && { detail: DETAILS[item.detail] }) } },
   });

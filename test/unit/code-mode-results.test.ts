@@ -101,6 +101,17 @@ describe("formatRuntimeResponse", () => {
     });
   });
 
+  it("says where a cell's audio went, since no tool result can carry it", () => {
+    const out = formatRuntimeResponse(
+      { kind: "completed", cellId: "1", items: [text("clip:"), { type: "input_audio", audio_url: "data:audio/wav;base64,AAAA" }] },
+      undefined,
+      0,
+    );
+    expect(resultText(out.items).text).toBe(
+      "Script completed\nWall time 0.0 seconds\nOutput:\nclip:\n[audio output omitted: this model's tool results cannot carry audio]",
+    );
+  });
+
   it("rounds the wall time to a tenth of a second", () => {
     expect([0, 49, 50, 1_049, 12_345].map(wallTimeSeconds)).toEqual(["0.0", "0.0", "0.1", "1.0", "12.3"]);
   });

@@ -42,13 +42,16 @@ export function wallTimeSeconds(ms: number): string {
   return (Math.round(Math.max(0, ms) / 100) / 10).toFixed(1);
 }
 
+const AUDIO_PLACEHOLDER = "[audio output omitted: this model's tool results cannot carry audio]";
+
 /**
  * The items as one tool-result text and its images: the header, then the texts one
  * per line. Tool results here are text plus images (the images follow the text).
  */
 export function resultText(items: readonly ContentItem[]): { text: string; imageUrls: string[] } {
   const [header, ...rest] = items;
-  const texts = rest.flatMap((item) => (item.type === "input_text" ? [item.text] : []));
+  // No provider takes audio in a tool result; the model at least learns that the cell made some.
+  const texts = rest.flatMap((item) => (item.type === "input_text" ? [item.text] : item.type === "input_audio" ? [AUDIO_PLACEHOLDER] : []));
   const imageUrls = items.flatMap((item) => (item.type === "input_image" ? [item.image_url] : []));
   const head = header?.type === "input_text" ? header.text : "";
   return { text: head + texts.join("\n"), imageUrls };

@@ -5,9 +5,7 @@
 //   (g) first output: Execute sent → the outcome carrying text("x");
 //   (h) tool round trip from inside a cell: (a cell making N sequential calls −
 //       a cell making none) ÷ N, answered at once by a subscription in this process.
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { performance } from "node:perf_hooks";
 import { create, toJsonString } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
@@ -20,10 +18,11 @@ import {
   ToolDefinitionSchema,
 } from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { findReferenceBinaries } from "../scripts/codex-cache.ts";
+import { startReferenceHost } from "../test/code-mode/support/reference-host.ts";
 
 type HostClient = Client<typeof CodeModeHost>;
 
-export interface CodeModeFigures {
+interface CodeModeFigures {
   cellStart: number[];
   firstOutput: number[];
   toolRoundTrip: number[];
@@ -93,7 +92,7 @@ async function execute(
 }
 
 /** `runs` cells of each kind on one session of this host, after one unmeasured warm-up of each. */
-export async function measureHost(transport: Transport, runs: number): Promise<CodeModeFigures> {
+async function measureHost(transport: Transport, runs: number): Promise<CodeModeFigures> {
   const client = createClient(CodeModeHost, transport);
   const loop = `for (let i = 0; i < ${CALLS_PER_CELL}; i++) await tools.echo({ i }); text("done");`;
   return withSession(client, async (sessionId) => {
@@ -111,7 +110,7 @@ export async function measureHost(transport: Transport, runs: number): Promise<C
   });
 }
 
-export function byokTransport(baseUrl: string, token: string): Transport {
+function byokTransport(baseUrl: string, token: string): Transport {
   const bearer: Interceptor = (next) => (req) => {
     req.header.set("authorization", `Bearer ${token}`);
     return next(req);
@@ -119,40 +118,39 @@ export function byokTransport(baseUrl: string, token: string): Transport {
   return createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors: [bearer] });
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
+/** The cached reference host (`npm run codex:fetch`), undefined when it is not there. */
+async function startReference(): Promise<{ transport: Transport; stop: () => Promise<void> } | undefined> {
+  const binaries = findReferenceBinaries();
+  if (binaries === undefined) return undefined;
+  const host = await startReferenceHost(binaries.host);
+  return { transport: createGrpcTransport({ baseUrl: host.baseUrl }), stop: host.stop };
 }
 
-/** Starts the cached reference host (`npm run codex:fetch`); undefined when it is not there. */
-export async function startReferenceHost(): Promise<{ transport: Transport; stop: () => void } | undefined> {
-  const binary = findReferenceBinaries()?.host;
-  if (binary === undefined) return undefined;
-  const port = await freePort();
-  const child = spawn(binary, ["--listen", `grpc://127.0.0.1:${port}`], { stdio: "ignore", detached: true });
-  const stop = () => {
-    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGKILL");
-  };
-  const transport = createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` });
-  const client = createClient(CodeModeHost, transport);
-  const deadline = performance.now() + 15_000;
-  for (;;) {
-    try {
-      // Any answer (here: not_found for a session that was never opened) means it listens.
-      await client.closeSession({ sessionId: randomUUID() }, { signal: AbortSignal.timeout(1_000) });
-      break;
-    } catch (error) {
-      if ((error as { code?: number }).code === 5) break;
-      if (performance.now() > deadline) {
-        stop();
-        throw new Error(`the reference host did not answer within 15 s: ${String(error)}`);
-      }
-      await new Promise((r) => setTimeout(r, 50)); // polling a starting process, not a test
-    }
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN);
+}
+
+/** The code-mode table of `npm run bench`: byok-edge (wrangler dev) against the reference host, same run. */
+export async function codeModeReport(baseUrl: string, token: string, runs: number): Promise<string> {
+  const reference = await startReference();
+  try {
+    const edge = await measureHost(byokTransport(baseUrl, token), runs);
+    const ref = reference ? await measureHost(reference.transport, runs) : undefined;
+    const rows: [string, keyof CodeModeFigures][] = [
+      ["(f) cell start: Execute → started, median", "cellStart"],
+      ['(g) first output: Execute → outcome with text("x"), median', "firstOutput"],
+      ["(h) tool round trip from inside a cell, median", "toolRoundTrip"],
+    ];
+    const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+    const lines = rows.map(([name, key]) => {
+      const e = median(edge[key]);
+      const r = ref ? median(ref[key]) : Number.NaN;
+      return `| ${name} | ${fmt(e)} | ${ref ? fmt(r) : "n/a"} | ${ref ? `${(e / r).toFixed(2)}×` : "n/a"} |`;
+    });
+    const note = reference ? `${runs} cells of each kind per host` : "reference host not fetched (npm run codex:fetch): byok-edge only";
+    return [`${note}`, "| figure | byok-edge | reference | ratio |", "|---|---:|---:|---:|", ...lines].join("\n");
+  } finally {
+    await reference?.stop();
   }
-  return { transport, stop };
 }

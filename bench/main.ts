@@ -42,6 +42,7 @@ import {
 } from "../e2e/support/wrangler-dev.ts";
 import { KvClient } from "../e2e/support/kv-client.ts";
 import { createHostedUser, type HostedUser, unaryRoundTrips } from "./hosted-user.ts";
+import { codeModeReport } from "./code-mode.ts";
 import { CHUNK_MARKER, startStreamServer, type StreamPlan, type StreamRecord, type StreamServer } from "./fake-stream-server.ts";
 
 const { values: opts } = parseArgs({
@@ -474,6 +475,7 @@ async function main(): Promise<number> {
     console.log(`\n${report(byok, pass)}\n`);
     if (hostedUser.model) console.log(`hosted user per run:\n${perRun(hosted)}`);
     console.log(`\nhosted user vs single user:\n${hostedReport(byok, hostedUser.model ? hosted : undefined, localUnary, hostedUnary)}\n`);
+    console.log(`\ncode mode, byok-edge vs the reference host:\n${await codeModeReport(dev.baseUrl, token, RUNS * 4)}\n`);
     const m = machine();
     if (staleRetries > 0)
       console.log(`(${staleRetries} request(s) retried after the server had closed a kept-alive connection; timed from the retry)`);

@@ -39,7 +39,7 @@ import { Observations } from "./observations.ts";
 import { SUBSCRIPTION_FILTERS_MAX, ToolSubscriptions } from "./subscriptions.ts";
 import { ABORTED, untilAborted } from "./until-aborted.ts";
 
-export const WAIT_CANCELLED = "code-mode wait was cancelled";
+const WAIT_CANCELLED = "code-mode wait was cancelled";
 
 export function unknownSession(sessionId: string): ConnectError {
   return new ConnectError(`unknown code-mode session ${sessionId}`, Code.NotFound);

@@ -9,7 +9,7 @@ import type { CodeModeStore } from "../../store/code-mode/session-store.ts";
 import { requireUuid } from "./ids.ts";
 import { ServedSession, unknownSession } from "./served-session.ts";
 
-export const LEASE_TTL_MS = 15_000;
+const LEASE_TTL_MS = 15_000;
 export const LEASE_RENEW_MS = 5_000;
 
 export interface SessionDirectoryOptions {

@@ -1,9 +1,11 @@
 // Cells through the worker and the session object: Execute's two events, tool
 // calls over a subscription and their completions, notifications and acks, and
 // what the lease reports.
+import { create } from "@bufbuild/protobuf";
+import { WireType } from "@bufbuild/protobuf/wire";
 import { Code } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { ToolKind } from "../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { OpenSessionRequestSchema, ToolKind } from "../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { codeModeClient, collect, failure, openLease, subscribe } from "../support/code-mode-host.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -31,6 +33,25 @@ describe("cells through CodeModeHost", () => {
         message: "code-mode execution ID `e1` was reused",
       },
     );
+    await client.closeSession({ sessionId: lease.sessionId });
+  });
+
+  it("applies the session's limits from OpenSession, ignoring a field it does not know", async () => {
+    const client = codeModeClient();
+    const request = create(OpenSessionRequestSchema, { cellExecutionLimits: { maxYieldTimeMs: 1n, maxHeapSizeBytes: 2n ** 64n - 1n } });
+    // Codex 0.169 sends a field 3 that the reference schema lacks.
+    request.$unknown = [{ no: 3, wireType: WireType.Varint, data: new Uint8Array([1]) }];
+    const lease = await openLease(client, request);
+    const events = await collect(
+      client.execute({
+        sessionId: lease.sessionId,
+        executionId: "e1",
+        toolCallId: "c",
+        source: "await new Promise(() => {})",
+        yieldTimeMs: 60_000n,
+      }),
+    );
+    expect(events[1]).toMatchObject({ case: "outcome", value: { cellId: "1", outcome: { case: "yielded" } } });
     await client.closeSession({ sessionId: lease.sessionId });
   });
 

@@ -7,7 +7,7 @@ import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject 
 import { describe, expect, it } from "vitest";
 import { codeModeSessionName } from "../../src/durable/code-mode-session-object.ts";
 import { createTeam, member } from "../support/admin-client.ts";
-import { codeModeClient, openLease, type CodeModeClient } from "../support/code-mode-host.ts";
+import { type CodeModeClient, codeModeClient, openLease } from "../support/code-mode-host.ts";
 import { withTimeout } from "../support/deferred.ts";
 
 /** The lease TTL of docs/code-mode.md#leases. */

@@ -114,6 +114,8 @@ export class ServedSession {
       cell = this.#engine.execute(execute, executionDelegate(this.#channels, request.executionId), { preempt: observation.preempt });
     } catch (error) {
       observation.end();
+      // Too many running cells took no cell id; the client may retry with the same execution id.
+      if (error instanceof CellLimitError) this.#observations.release("execution", request.executionId);
       throw this.#engineError(error, request.sessionId);
     }
     this.#options.onCell?.(cell.cellId);

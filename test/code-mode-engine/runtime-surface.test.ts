@@ -74,7 +74,7 @@ describe("uncaught errors", () => {
   });
 
   it("that break the harness itself end the cell as a runtime that ended unexpectedly", async () => {
-    expect(await errorOf(`String.prototype.includes = null; throw new Error("x")`)).toBe("exec runtime ended unexpectedly");
+    expect(await errorOf(`Promise.prototype.then = null; text("x")`)).toBe("exec runtime ended unexpectedly");
   });
 });
 
@@ -300,5 +300,20 @@ describe("settled helpers", () => {
     expect(await textsOf(`try { await stream_settled([]) } catch (e) { text(String(e)) }`)).toEqual([
       "TypeError: stream_settled requires a callback",
     ]);
+  });
+});
+
+describe("caught errors", () => {
+  it("have the stacks Codex shows, positions in the user's source", async () => {
+    expect(await textsOf(`text(new Error("q").stack)`)).toEqual(["Error: q\n    at exec_main.mjs:1:6"]);
+    expect(await textsOf(`try { null.x } catch (e) { text(e.stack) }`)).toEqual([
+      "TypeError: Cannot read properties of null (reading 'x')\n    at exec_main.mjs:1:12",
+    ]);
+  });
+});
+
+describe("module scope", () => {
+  it("has no arguments and no this, as at a module's top level", async () => {
+    expect(await textsOf(`text(typeof arguments); text(typeof this)`)).toEqual(["undefined", "undefined"]);
   });
 });

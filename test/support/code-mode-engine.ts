@@ -17,12 +17,21 @@ import { type Deferred, deferred } from "./deferred.ts";
 export class MemoryValues implements StoredValues {
   values: Record<string, unknown> = {};
   commits: Record<string, unknown>[] = [];
+  #committed: Deferred<void>[] = [];
   snapshot(): Record<string, unknown> {
     return structuredClone(this.values);
   }
   commit(writes: Record<string, unknown>): void {
     this.commits.push(writes);
     Object.assign(this.values, structuredClone(writes));
+    for (const waiter of this.#committed.splice(0)) waiter.resolve();
+  }
+
+  /** Resolves at the next commit (a cell completed). */
+  nextCommit(): Promise<void> {
+    const waiter = deferred<void>();
+    this.#committed.push(waiter);
+    return waiter.promise;
   }
 }
 

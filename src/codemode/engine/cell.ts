@@ -224,7 +224,7 @@ export class Cell {
     this.#cancelToolCalls();
     let response: RuntimeResponse;
     if (result.kind === "completed") {
-      this.#options.values.commit(result.writes);
+      if (Object.keys(result.writes).length > 0) this.#options.values.commit(result.writes);
       response = { kind: "completed", cellId: this.cellId, items: this.#drain(), ...errorField(result.errorText) };
     } else if (result.kind === "limit-exceeded") {
       response = { kind: "terminated", cellId: this.cellId, items: this.#drain() };

@@ -57,23 +57,29 @@ function isHarnessFrame(line) {
   return line.includes("${HARNESS_MODULE}:");
 }
 
-// Stacks as Codex shows them: frames of the harness dropped (with the native frames they
-// called, e.g. JSON.stringify inside store()), the wrapper function shown as module code,
-// line-1 columns without the wrapper's prefix.
-function fixStack(stack) {
-  const lines = stack.split("\n");
-  let first = 0;
-  while (first < lines.length && !/^\s+at /.test(lines[first])) first++;
-  let frames = lines.slice(first);
+// Stacks as Codex shows them, also for errors the cell catches: frames of the harness
+// dropped (with the native frames they called, e.g. JSON.stringify inside store()), the
+// wrapper function shown as module code, line-1 columns without the wrapper's prefix.
+function codexFrames(frames) {
   const firstCell = frames.findIndex(isCellFrame);
-  if (firstCell > 0 && frames.slice(0, firstCell).some(isHarnessFrame)) frames = frames.slice(firstCell);
-  frames = frames.filter((line) => !isHarnessFrame(line)).map((line) =>
+  const own = firstCell > 0 && frames.slice(0, firstCell).some(isHarnessFrame) ? frames.slice(firstCell) : frames;
+  return own.filter((line) => !isHarnessFrame(line)).map((line) =>
     line
       .replace(/^(\s+at )(async )?default \(([^()]*)\)$/, "$1$2$3")
       .replace(/${CELL_MODULE.replace(".", "\\.")}:1:(\d+)/g, (_, column) => "${CELL_MODULE}:1:" + Math.max(1, Number(column) - FIRST_LINE_OFFSET)),
   );
-  return lines.slice(0, first).concat(frames).join("\n");
 }
+
+const errorToString = Error.prototype.toString;
+Error.prepareStackTrace = (error, sites) => {
+  let header;
+  try {
+    header = errorToString.call(error);
+  } catch {
+    header = "Error";
+  }
+  return [header].concat(codexFrames(sites.map((site) => "    at " + site))).join("\n");
+};
 
 function errorText(error) {
   if (error !== null && (typeof error === "object" || typeof error === "function")) {
@@ -81,7 +87,7 @@ function errorText(error) {
     try {
       stack = error.stack;
     } catch {}
-    if (typeof stack === "string") return fixStack(stack);
+    if (typeof stack === "string") return stack;
   }
   try {
     return String(error);

@@ -147,6 +147,6 @@ function failure(error: unknown): CellRunResult {
   // V8 found an error acorn did not: the isolate could not start.
   const syntax = syntaxErrorFromStartFailure(message);
   if (syntax !== undefined) return { kind: "completed", writes: {}, errorText: syntax };
-  if (/exceeded CPU|CPU time limit/i.test(message)) return { kind: "limit-exceeded", reason: message };
+  if (/exceeded CPU|CPU time limit|exceeded resource limits/i.test(message)) return { kind: "limit-exceeded", reason: message };
   return { kind: "crashed", reason: message };
 }

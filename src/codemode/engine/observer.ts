@@ -38,6 +38,8 @@ export class Observer {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+    // Nobody may be listening any more (the caller went away): not an unhandled rejection.
+    this.response.catch(() => {});
   }
 
   /** Starts listening to the signals; one that already fired is acted on at once. */

@@ -11,7 +11,7 @@ export const CELL_MODULE = "exec_main.mjs";
 
 /** Replaces the `import` of `import(x)` (same length): rejects as Codex does, at run time. */
 const DYNAMIC_IMPORT = "__imp_";
-const PREFIX = `export default async function (${DYNAMIC_IMPORT}) {`;
+const PREFIX = `export default async (${DYNAMIC_IMPORT}) => {`;
 const SUFFIX = "\n}\n";
 
 /** Columns the wrapper adds to line 1. */

@@ -3,6 +3,7 @@
 // its execution id is taken), subscription filters, wait and cell ids.
 import { Code } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
+import { SUBSCRIPTION_READY_HEADER } from "../../src/codemode/host/lease.ts";
 import { ToolKind } from "../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { codeModeClient, collect, failure, openLease, subscribe } from "../support/code-mode-host.ts";
 
@@ -60,6 +61,13 @@ describe("request checks", () => {
     expect(await filters([{ name: "", namespace: long }])).toEqual(invalid("code-mode tool name must not be empty"));
     expect(await filters([{ name: long }])).toEqual(invalid("code-mode tool name exceeds 256 bytes"));
     expect(await filters([{ name: "a", namespace: long }])).toEqual(invalid("code-mode tool namespace exceeds 256 bytes"));
+    // Over Connect an early error comes with headers too; they do not say the subscription is ready.
+    const refused = subscribe(client, sessionId, [{ name: "" }]);
+    expect((await refused.ready).get(SUBSCRIPTION_READY_HEADER)).toBeNull();
+    await failure(refused.next());
+    const accepted = subscribe(client, sessionId);
+    expect((await accepted.ready).get(SUBSCRIPTION_READY_HEADER)).toBe("ready");
+    accepted.close();
     await client.closeSession({ sessionId });
   });
 

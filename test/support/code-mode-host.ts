@@ -86,9 +86,9 @@ export async function failure(call: Promise<unknown>): Promise<{ code: Code; mes
 /** A SubscribeToToolCalls stream read call by call; `ready` once its headers arrived (reading starts at once). */
 export function subscribe(client: CodeModeClient, sessionId: string, toolNames: { name: string; namespace?: string }[] = []) {
   const controller = new AbortController();
-  const ready = deferred<void>();
+  const ready = deferred<Headers>();
   const calls = client
-    .subscribeToToolCalls({ sessionId, toolNames }, { signal: controller.signal, onHeader: () => ready.resolve() })
+    .subscribeToToolCalls({ sessionId, toolNames }, { signal: controller.signal, onHeader: (header) => ready.resolve(header) })
     [Symbol.asyncIterator]();
   let pending = calls.next();
   return {

@@ -150,18 +150,21 @@ describe("observation ids", () => {
   });
 });
 
+function storedValues(sessionId: string) {
+  return runInDurableObject(env.CODE_MODE.getByName(codeModeSessionName("local", sessionId)), (_instance, state) =>
+    state.storage.sql.exec<{ key: string; value_json: string }>("SELECT key, value_json FROM code_mode_values").toArray(),
+  );
+}
+
 describe("stored values", () => {
-  it("keeps a completed cell's writes in the object's SQLite", async () => {
+  it("keeps a completed cell's writes in the object's SQLite until the session closes", async () => {
     const client = codeModeClient();
     const lease = await openLease(client);
     const { sessionId } = lease;
     await collect(
       client.execute({ sessionId, executionId: "e1", toolCallId: "c", source: 'store("key", {a: [1, "two"]})', yieldTimeMs: 5_000n }),
     );
-    const rows = await runInDurableObject(env.CODE_MODE.getByName(codeModeSessionName("local", sessionId)), (_instance, state) =>
-      state.storage.sql.exec<{ key: string; value_json: string }>("SELECT key, value_json FROM code_mode_values").toArray(),
-    );
-    expect(rows).toEqual([{ key: "key", value_json: '{"a":[1,"two"]}' }]);
+    expect(await storedValues(sessionId)).toEqual([{ key: "key", value_json: '{"a":[1,"two"]}' }]);
     const loaded = await collect(
       client.execute({ sessionId, executionId: "e2", toolCallId: "c", source: 'text(load("key"))', yieldTimeMs: 5_000n }),
     );
@@ -170,5 +173,7 @@ describe("stored values", () => {
       value: { contentItems: [{ item: { case: "text", value: { text: '{"a":[1,"two"]}' } } }] },
     });
     await client.closeSession({ sessionId });
+    // Nobody can reach them any more.
+    expect(await storedValues(sessionId)).toEqual([]);
   });
 });

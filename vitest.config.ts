@@ -1,10 +1,12 @@
-// Three vitest projects. `unit`: pure modules in Node (test/unit), fast. `workers`:
+// Four vitest projects. `unit`: pure modules in Node (test/unit), fast. `workers`:
 // the Workers runtime with real Durable Objects, DO SQLite and local D1; a real
 // local HTTP server (test/support/fake-provider-server.ts, started in global
 // setup) stands in for the model providers, another (fake-search-server.ts) for
 // the web search backend. `continuation`: the same runtime with the production
 // continuation window (2 s), which `workers` turns off so that its streams end
-// as soon as their turn does.
+// as soon as their turn does. `code-mode`: the differential suite in Node
+// (test/code-mode, docs/code-mode.md#differential-suite), the same scenarios
+// against the reference codex-code-mode-host and byok-edge under `wrangler dev`.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -83,10 +85,20 @@ export default defineConfig(async () => {
     },
   });
   const continuationTests = ["test/continuation.test.ts"];
-  const workers = workersProject("workers", ["test/**/*.test.ts"], ["test/unit/**", ...continuationTests], {
+  const workers = workersProject("workers", ["test/**/*.test.ts"], ["test/unit/**", "test/code-mode/**", ...continuationTests], {
     BYOK_CONTINUATION_WINDOW_MS: "0",
   });
   const continuation = workersProject("continuation", continuationTests, [], {});
   const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000 } };
-  return { test: { projects: [unit, workers, continuation] } };
+  const codeMode = {
+    test: {
+      name: "code-mode",
+      environment: "node",
+      include: ["test/code-mode/**/*.test.ts"],
+      globalSetup: ["./test/code-mode/global-setup.ts"],
+      testTimeout: 40_000,
+      hookTimeout: 90_000,
+    },
+  };
+  return { test: { projects: [unit, workers, continuation, codeMode] } };
 });

@@ -181,7 +181,7 @@ class StreamCollector {
         return;
       case "tool_call_start": {
         this.#closeThinking();
-        this.#toolCalls.set(event.index, { id: event.callId, name: event.name, arguments: "" });
+        this.#toolCalls.set(event.index, { id: event.callId, name: event.name, arguments: "", ...(event.custom && { custom: true }) });
         // The client shows an empty typed card at once, then the arguments as they stream.
         const card = this.cardFor(event.name);
         this.emit(updates.partialToolCall(event.callId, this.#modelCallId, "", card));

@@ -14,7 +14,7 @@ interface OpenExec {
   toolCallId: string;
   queue: ExecEvent[];
   waiter: ((event: ExecEvent) => void) | undefined;
-  /** Task execs are left running when their round is interrupted (the subagent goes on). */
+  /** Left running when their round is interrupted: Task execs (the subagent goes on), code-mode cells' calls (the cell goes on). */
   detached: boolean;
 }
 
@@ -47,11 +47,12 @@ export class RequestChannel implements ClientChannel {
     });
   }
 
-  exec(args: ExecArgs, options: { toolCallId?: string; acceptHookAdditionalContexts?: boolean } = {}): ExecCall {
+  exec(args: ExecArgs, options: { toolCallId?: string; acceptHookAdditionalContexts?: boolean; detached?: boolean } = {}): ExecCall {
     this.signal.throwIfAborted();
     const id = this.#ids.nextId++;
     const toolCallId = options.toolCallId ?? "";
-    const open: OpenExec = { toolCallId, queue: [], waiter: undefined, detached: args?.case === "subagentArgs" };
+    const detached = options.detached ?? args?.case === "subagentArgs";
+    const open: OpenExec = { toolCallId, queue: [], waiter: undefined, detached };
     this.#execs.set(id, open);
     this.emit(execRequest(id, toolCallId, args, options.acceptHookAdditionalContexts));
     return {

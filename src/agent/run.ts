@@ -38,6 +38,8 @@ import { mergeContexts } from "./context/parts.ts";
 import { toolsForContext } from "./context/tools.ts";
 import { contextInForce, keepContext } from "./context/in-force.ts";
 import { USER_TEXT_MAX_BYTES } from "./limits.ts";
+import type { ConversationCodeMode } from "./code-mode/conversation-code-mode.ts";
+import { withCodeMode } from "./code-mode/tools.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
 const MAX_MODEL_CALLS_PER_RUN = 100;
@@ -81,23 +83,44 @@ export interface RunDeps {
   provider: Provider;
   channel: RequestChannel;
   emit: (message: AgentServerMessage) => void;
+  /** The conversation's code mode, for models configured with `code_mode` (docs/code-mode.md#cursor-runs). */
+  codeMode?: ConversationCodeMode;
 }
 
 export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutcome> {
   const tally = new RunTally();
   let ending: RunEnding;
+  const endCodeMode = input.model.codeMode ? deps.codeMode?.track(input.runId, input.signal) : undefined;
   try {
     const carried = await prepareHistory(deps, input);
     // Without a context of its own the run keeps the conversation's last one (docs/request-context.md).
     const requestContext = await contextInForce(deps.store, input.conversationId, carried);
-    const run = requestContext ? { ...input, requestContext, tools: toolsForContext(input.tools, requestContext) } : input;
+    const run = withCodeModeTools(
+      deps,
+      requestContext ? { ...input, requestContext, tools: toolsForContext(input.tools, requestContext) } : input,
+    );
     if (run.action.kind === "summarize") await summarize(deps, run, tally);
     else await converse(deps, run, tally, carried);
     ending = { kind: "completed", usage: tally.usage };
   } catch (error) {
     ending = { kind: "threw", usage: tally.usage, error };
   }
-  return settleRun(deps, { runId: input.runId, modelName: input.model.name, signal: input.signal }, ending);
+  const outcome = settleRun(deps, { runId: input.runId, modelName: input.model.name, signal: input.signal }, ending);
+  endCodeMode?.();
+  return outcome;
+}
+
+/** A code-mode model's run also gets exec and wait, after its own tools. */
+function withCodeModeTools(deps: RunDeps, input: RunInput): RunInput {
+  if (!input.model.codeMode || !deps.codeMode) return input;
+  const tools = withCodeMode(input.tools, {
+    host: deps.codeMode,
+    runId: input.runId,
+    runSignal: input.signal,
+    channel: deps.channel,
+    record: (message) => deps.store.appendMessages(input.conversationId, input.runId, [{ message }]),
+  });
+  return { ...input, tools };
 }
 
 /** What a run has spent so far, and whether it has compacted (at most once per run). */

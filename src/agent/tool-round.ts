@@ -139,7 +139,7 @@ function cardForStorage(card: ToolCall): Uint8Array | undefined {
   return toBinary(ToolCallSchema, create(ToolCallSchema, { ...card, tool: { case: card.tool.case, value: {} } as ToolCall["tool"] }));
 }
 
-function withIds(card: ToolCall, toolCallId: string, startedAtMs: bigint, completedAtMs?: bigint): ToolCall {
+export function withIds(card: ToolCall, toolCallId: string, startedAtMs: bigint, completedAtMs?: bigint): ToolCall {
   return create(ToolCallSchema, {
     ...card,
     toolCallId,

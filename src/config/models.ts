@@ -24,6 +24,7 @@ const entrySchema = z.object({
   fast_service_tier: z.string().min(1).optional(),
   stall_timeout_ms: z.number().int().min(1_000).max(3_600_000).optional(),
   vision: z.boolean().optional(),
+  code_mode: z.boolean().optional(),
 });
 
 export interface ModelCatalog {
@@ -88,6 +89,7 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
       ...(entry.fast_service_tier !== undefined && { fastServiceTier: entry.fast_service_tier }),
       ...(entry.stall_timeout_ms !== undefined && { stallTimeoutMs: entry.stall_timeout_ms }),
       ...(entry.vision === false && { vision: false }),
+      ...(entry.code_mode === true && { codeMode: true }),
     });
   });
   return catalog;

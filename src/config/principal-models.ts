@@ -110,6 +110,7 @@ export function storedModelConfig({ model, credential, wrappedDataKey }: UsableM
     ...(model.fastServiceTier !== null && { fastServiceTier: model.fastServiceTier }),
     ...(model.stallTimeoutMs !== null && { stallTimeoutMs: model.stallTimeoutMs }),
     ...(!model.vision && { vision: false }),
+    ...(model.codeMode && { codeMode: true }),
     storedKey: { teamId: credential.teamId, credentialId: credential.id, encryptedKey: credential.encryptedKey, wrappedDataKey },
   };
 }

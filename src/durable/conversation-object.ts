@@ -18,6 +18,10 @@ import { ConversationSession, type AppendInput, type AppendResult, type RunSumma
 import type { Subscription } from "./outbox.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
 import { limitsFor, type PrincipalLimits } from "../limits/principal-limits.ts";
+import { ConversationCodeMode } from "../agent/code-mode/conversation-code-mode.ts";
+import { LoaderCellRunner } from "../codemode/engine/loader-runner.ts";
+import { CodeModeSession } from "../codemode/engine/session.ts";
+import { CodeModeStore } from "../store/code-mode-store.ts";
 
 export class ConversationObject extends DurableObject<AppEnv> {
   readonly #store: ConversationStore;
@@ -30,6 +34,8 @@ export class ConversationObject extends DurableObject<AppEnv> {
   /** The principal's models as of its latest append (hosted users': read from D1, cached per isolate for < 5 s). */
   #catalog: ModelCatalog = { models: [], problems: new Map() };
   #initError: unknown;
+  /** Code mode of this object's conversation, made on its first code-mode run (docs/code-mode.md#cursor-runs). */
+  #codeMode: ConversationCodeMode | undefined;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
@@ -57,6 +63,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
           keyOpeningProvider(env, createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})),
         ),
       admitRun: async (runId, replaces) => this.#limits?.admit(runId, replaces),
+      codeMode: (conversationId) => this.#codeModeOf(conversationId),
       onRunFinished: (summary) => {
         if (this.#limits) ctx.waitUntil(this.#limits.release(summary.runId));
         ctx.waitUntil(this.#recordUsage(summary));
@@ -85,6 +92,15 @@ export class ConversationObject extends DurableObject<AppEnv> {
     const catalog = modelCatalogFor(this.env, { id: input.principal, teamId: this.#teamId });
     this.#catalog = catalog instanceof Promise ? await catalog : catalog;
     return this.#session.append(input);
+  }
+
+  #codeModeOf(conversationId: string): ConversationCodeMode {
+    this.#codeMode ??= new ConversationCodeMode(
+      new CodeModeStore(this.#store.db, conversationId),
+      ({ values, cellIdPrefix }) =>
+        new CodeModeSession({ runner: new LoaderCellRunner(this.env.LOADER), values, limits: {}, cellIdPrefix }),
+    );
+    return this.#codeMode;
   }
 
   #guarded(provider: Provider): Provider {
@@ -120,6 +136,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
   /** Cancels every run and closes every stream with `canceled`. */
   async shutdown(): Promise<void> {
     await this.#session.shutdown();
+    await this.#codeMode?.shutdown();
   }
 }
 

@@ -6,6 +6,7 @@ import type { Injection } from "../agent/run-control.ts";
 import { runAgent } from "../agent/run.ts";
 import { settleRun, type RunOutcome, type SettleDeps } from "../agent/settle.ts";
 import type { RequestIds } from "../agent/request-channel.ts";
+import type { ConversationCodeMode } from "../agent/code-mode/conversation-code-mode.ts";
 import { decodeClientMessage, HEARTBEAT_FRAME, serverFrame } from "../proto/frames.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { toHex } from "../proto/bytes.ts";
@@ -52,6 +53,8 @@ export interface SessionDeps {
   admitRun?: (runId: string, replaces: string | undefined) => Promise<void>;
   /** Called once per finished run (usage accounting); failures are the callee's. */
   onRunFinished: (summary: RunSummary) => void;
+  /** The conversation's code mode, made on first use (docs/code-mode.md#cursor-runs). */
+  codeMode?: (conversationId: string) => ConversationCodeMode;
 }
 
 export interface RunSummary {
@@ -264,7 +267,13 @@ export class ConversationSession {
     // One active run per conversation: a newer run replaces the older one.
     this.#active.activate(run);
     this.#ensureHeartbeat();
-    const deps = { store: this.deps.store, provider: this.deps.provider(plan.model), channel: run.channel, emit };
+    const deps = {
+      store: this.deps.store,
+      provider: this.deps.provider(plan.model),
+      channel: run.channel,
+      emit,
+      ...(this.deps.codeMode && plan.model.codeMode && { codeMode: this.deps.codeMode(plan.conversationId) }),
+    };
     const input = {
       ...plan,
       runId,

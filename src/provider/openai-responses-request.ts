@@ -17,7 +17,9 @@ type ResponsesInputItem =
   | ReasoningItem
   | { type: "message"; role: "assistant"; content: [{ type: "output_text"; text: string }] }
   | { type: "function_call"; call_id: string; name: string; arguments: string }
-  | { type: "function_call_output"; call_id: string; output: string };
+  | { type: "function_call_output"; call_id: string; output: string }
+  | { type: "custom_tool_call"; call_id: string; name: string; input: string }
+  | { type: "custom_tool_call_output"; call_id: string; output: string };
 
 /** OpenAI model ids that reason even without an explicit effort (o-series, gpt-5 family). */
 const REASONING_MODEL = /^(o\d|gpt-5)/i;
@@ -47,6 +49,10 @@ export function buildResponsesRequestBody(request: ModelRequest): string {
  */
 function toResponsesInput(history: ChatMessage[]): ResponsesInputItem[] {
   const out: ResponsesInputItem[] = [];
+  // A custom call's output must be a custom_tool_call_output (docs/code-mode.md#cursor-runs).
+  const customCalls = new Set(
+    history.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : []).filter((c) => c.custom).map((c) => c.id)),
+  );
   let toolImages: InputContent[] = [];
   const flush = () => {
     if (toolImages.length > 0) out.push({ role: "user", content: toolImages });
@@ -54,7 +60,7 @@ function toResponsesInput(history: ChatMessage[]): ResponsesInputItem[] {
   };
   for (const message of history) {
     if (message.role !== "tool") flush();
-    out.push(...toResponsesInputItems(message));
+    out.push(...toResponsesInputItems(message, customCalls));
     if (message.role === "tool" && message.images?.length) {
       toolImages.push({ type: "input_text", text: toolImagesCaption(message) }, ...message.images.map(inputImage));
     }
@@ -67,7 +73,7 @@ function inputImage(image: ImagePart): InputContent {
   return { type: "input_image", image_url: dataUri(image), detail: "auto" };
 }
 
-function toResponsesInputItems(message: ChatMessage): ResponsesInputItem[] {
+function toResponsesInputItems(message: ChatMessage, customCalls: ReadonlySet<string>): ResponsesInputItem[] {
   switch (message.role) {
     case "system":
       // System prompts stay `system` (not `developer`): every Responses-compatible API accepts it.
@@ -83,13 +89,23 @@ function toResponsesInputItems(message: ChatMessage): ResponsesInputItem[] {
         items.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: message.content }] });
       }
       for (const call of message.toolCalls ?? []) {
-        items.push({ type: "function_call", call_id: call.id, name: call.name, arguments: call.arguments });
+        items.push(
+          call.custom
+            ? { type: "custom_tool_call", call_id: call.id, name: call.name, input: call.arguments }
+            : { type: "function_call", call_id: call.id, name: call.name, arguments: call.arguments },
+        );
       }
       return items;
     }
     case "tool":
       // The API has no error flag on outputs; the text says what went wrong.
-      return [{ type: "function_call_output", call_id: message.toolCallId, output: message.content }];
+      return [
+        {
+          type: customCalls.has(message.toolCallId) ? "custom_tool_call_output" : "function_call_output",
+          call_id: message.toolCallId,
+          output: message.content,
+        },
+      ];
   }
 }
 
@@ -104,5 +120,8 @@ export function isReasoningItem(value: unknown): value is ReasoningItem {
 }
 
 function toResponsesTool(tool: ToolDefinition) {
+  if (tool.freeform) {
+    return { type: "custom", name: tool.name, description: tool.description, format: { type: "grammar", ...tool.freeform } };
+  }
   return { type: "function", name: tool.name, description: tool.description, parameters: tool.parameters, strict: false };
 }

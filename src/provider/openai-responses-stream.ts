@@ -37,6 +37,8 @@ const ItemSchema = z.object({
   call_id: text,
   name: text,
   arguments: text,
+  /** A custom tool call's raw input. */
+  input: text,
   content: z.array(ContentPartSchema).nullish().catch(undefined),
 });
 
@@ -51,6 +53,7 @@ const EventSchema = z.object({
   content_index: position,
   delta: text,
   arguments: text,
+  input: text,
   text,
   // `error` events carry these at the top level, or nested under `error`.
   code: z.unknown().optional(),
@@ -147,7 +150,8 @@ export class ResponsesStreamParser implements StreamMapper {
           this.#text(event.item_id, event.output_index, event.text, events);
         }
         break;
-      case "response.function_call_arguments.delta": {
+      case "response.function_call_arguments.delta":
+      case "response.custom_tool_call_input.delta": {
         const call = this.#findCall(event.item_id, event.output_index);
         if (call && !call.ended && event.delta) {
           call.arguments += event.delta;
@@ -155,9 +159,10 @@ export class ResponsesStreamParser implements StreamMapper {
         }
         break;
       }
-      case "response.function_call_arguments.done": {
+      case "response.function_call_arguments.done":
+      case "response.custom_tool_call_input.done": {
         const call = this.#findCall(event.item_id, event.output_index);
-        if (call) this.#reconcileArguments(call, event.arguments, events);
+        if (call) this.#reconcileArguments(call, event.arguments ?? event.input, events);
         break;
       }
       case "response.output_item.done":
@@ -182,7 +187,7 @@ export class ResponsesStreamParser implements StreamMapper {
   #itemAdded(event: ResponsesEvent, events: ModelEvent[]): void {
     const item = parseItem(event.item);
     if (item?.type === "message") this.#closeThinking(events);
-    if (item?.type === "function_call") this.#startCall(item, event.output_index, events);
+    if (item?.type === "function_call" || item?.type === "custom_tool_call") this.#startCall(item, event.output_index, events);
   }
 
   #itemDone(event: ResponsesEvent, events: ModelEvent[]): void {
@@ -199,9 +204,10 @@ export class ResponsesStreamParser implements StreamMapper {
         if (whole) this.#text(item.id, event.output_index, whole, events);
         return;
       }
-      case "function_call": {
+      case "function_call":
+      case "custom_tool_call": {
         const call = this.#findCall(item.id, event.output_index) ?? this.#startCall(item, event.output_index, events);
-        this.#reconcileArguments(call, item.arguments, events);
+        this.#reconcileArguments(call, item.arguments ?? item.input, events);
         this.#endCall(call, events);
         return;
       }
@@ -246,8 +252,10 @@ export class ResponsesStreamParser implements StreamMapper {
     };
     this.#tools.push(call);
     const callId = item.call_id || item.id || `call_${crypto.randomUUID()}`;
-    events.push({ kind: "tool_call_start", index: call.index, callId, name: item.name ?? "" });
-    if (item.arguments) this.#reconcileArguments(call, item.arguments, events);
+    const custom = item.type === "custom_tool_call";
+    events.push({ kind: "tool_call_start", index: call.index, callId, name: item.name ?? "", ...(custom && { custom: true as const }) });
+    const initial = custom ? item.input : item.arguments;
+    if (initial) this.#reconcileArguments(call, initial, events);
     return call;
   }
 

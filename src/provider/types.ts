@@ -23,6 +23,8 @@ export interface ModelConfig {
   stallTimeoutMs?: number;
   /** False when the model cannot take images: each image then goes as a short note (docs/providers.md#images). */
   vision?: boolean;
+  /** True: the model is offered Codex's `exec` and `wait` tools (docs/code-mode.md#cursor-runs). */
+  codeMode?: boolean;
   /**
    * A hosted model's key, still encrypted (docs/hosting.md#models-per-user): `apiKey` is empty
    * until it is opened just before the provider call (src/config/stored-key.ts).
@@ -41,8 +43,10 @@ interface StoredKey {
 export interface ToolCallPart {
   id: string;
   name: string;
-  /** The arguments exactly as the model produced them (JSON text). */
+  /** The arguments exactly as the model produced them (JSON text; a custom call's raw input). */
   arguments: string;
+  /** A call of a freeform tool as a Responses custom tool: `arguments` is its raw input, not JSON. */
+  custom?: true;
 }
 
 /** An image as the providers take it: PNG, JPEG, GIF or WebP bytes in standard base64. */
@@ -75,6 +79,11 @@ export interface ToolDefinition {
   description: string;
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>;
+  /**
+   * A freeform variant: providers with custom tools (OpenAI Responses) offer the tool with
+   * this grammar and take raw text input; the others offer it as a function with `parameters`.
+   */
+  freeform?: { syntax: "lark"; definition: string };
 }
 
 export interface ModelRequest {
@@ -101,7 +110,7 @@ export type ModelEvent =
   | { kind: "text_delta"; text: string }
   | { kind: "thinking_delta"; text: string }
   | { kind: "thinking_end" }
-  | { kind: "tool_call_start"; index: number; callId: string; name: string }
+  | { kind: "tool_call_start"; index: number; callId: string; name: string; custom?: true }
   | { kind: "tool_call_delta"; index: number; delta: string }
   | { kind: "tool_call_end"; index: number }
   | { kind: "usage"; usage: Usage }

@@ -155,3 +155,27 @@ export const requestContexts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.chunk] })],
 );
+
+/**
+ * Code mode in this conversation's runs (docs/code-mode.md#cursor-runs): the host generation
+ * (bumped when the object restarts with cells live, so later cell ids are `g2:1`, …), whether
+ * cells are live now, and whether the model has yet to be told its runtime was replaced.
+ */
+export const codeModeState = sqliteTable("code_mode_state", {
+  conversationId: text("conversation_id").primaryKey(),
+  generation: integer("generation").notNull().default(1),
+  liveCells: integer("live_cells").notNull().default(0),
+  replacedNoticePending: integer("replaced_notice_pending", { mode: "boolean" }).notNull().default(false),
+  updatedAtMs: integer("updated_at_ms").notNull(),
+});
+
+/** The stored values of code-mode cells (`store`/`load`), JSON by key; they survive restarts. */
+export const codeModeValues = sqliteTable(
+  "code_mode_values",
+  {
+    conversationId: text("conversation_id").notNull(),
+    key: text("key").notNull(),
+    valueJson: text("value_json").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.key] })],
+);

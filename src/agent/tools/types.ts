@@ -29,7 +29,7 @@ export interface ExecCall {
 
 export interface ClientChannel {
   /** Sends an exec_server_message and returns a handle on its replies. */
-  exec(args: ExecArgs, options?: { toolCallId?: string; acceptHookAdditionalContexts?: boolean }): ExecCall;
+  exec(args: ExecArgs, options?: { toolCallId?: string; acceptHookAdditionalContexts?: boolean; detached?: boolean }): ExecCall;
   /** Sends an interaction_query and resolves with the client's interaction_response. */
   interaction(query: InteractionQueryInit): Promise<InteractionResponse>;
 }

@@ -59,6 +59,8 @@ export const models = sqliteTable(
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     /** False when the model cannot take images (as `vision` in BYOK_MODELS). */
     vision: integer("vision", { mode: "boolean" }).notNull().default(true),
+    /** True: offered Codex's exec and wait tools (as `code_mode` in BYOK_MODELS). */
+    codeMode: integer("code_mode", { mode: "boolean" }).notNull().default(false),
     /** Prices in USD per million tokens, for cost_usd in the usage ledger; null: unknown. */
     priceInputPerMtok: real("price_input_per_mtok"),
     priceOutputPerMtok: real("price_output_per_mtok"),

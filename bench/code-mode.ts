@@ -1,0 +1,155 @@
+// Code-mode figures of `npm run bench` (docs/benchmarks.md#code-mode): the same
+// three measurements against byok-edge (through `wrangler dev`, Connect over
+// HTTP/1.1) and against Codex's reference host (native gRPC), in one run:
+//   (f) cell start: Execute sent → `started` event;
+//   (g) first output: Execute sent → the outcome carrying text("x");
+//   (h) tool round trip from inside a cell: (a cell making N sequential calls −
+//       a cell making none) ÷ N, answered at once by a subscription in this process.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { performance } from "node:perf_hooks";
+import { create, toJsonString } from "@bufbuild/protobuf";
+import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import {
+  CodeModeHost,
+  type ExecuteEvent,
+  ExecuteEventSchema,
+  ToolKind,
+  ToolDefinitionSchema,
+} from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { referenceHostPath } from "../scripts/codex-cache.ts";
+
+type HostClient = Client<typeof CodeModeHost>;
+
+export interface CodeModeFigures {
+  cellStart: number[];
+  firstOutput: number[];
+  toolRoundTrip: number[];
+}
+
+const ECHO = create(ToolDefinitionSchema, {
+  name: "echo",
+  toolName: { name: "echo" },
+  description: "returns its input",
+  kind: ToolKind.FUNCTION,
+});
+const CALLS_PER_CELL = 20;
+const CALL_TIMEOUT_MS = 30_000;
+
+/** One session on a host, with a subscription that answers every echo call at once. */
+async function withSession<T>(client: HostClient, body: (sessionId: string) => Promise<T>): Promise<T> {
+  const lease = new AbortController();
+  const events = client.openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
+  const first = await events.next();
+  if (first.done || first.value.event.case !== "opened") throw new Error("OpenSession did not answer `opened` first");
+  const sessionId = first.value.event.value.sessionId;
+  // Notifications would hold a host slot; none are sent here, but drain the lease anyway.
+  const drain = (async () => {
+    for (;;) if ((await events.next()).done) return;
+  })().catch(() => {});
+  const subscription = new AbortController();
+  const calls = client.subscribeToToolCalls({ sessionId, toolNames: [] }, { signal: subscription.signal });
+  const answering = (async () => {
+    for await (const call of calls) {
+      await client.completeToolCall({
+        sessionId,
+        invocationId: call.invocationId,
+        outcome: { case: "succeeded", value: { outputJson: call.inputJson ?? new TextEncoder().encode("{}") } },
+      });
+    }
+  })().catch(() => {});
+  try {
+    return await body(sessionId);
+  } finally {
+    subscription.abort();
+    await client.closeSession({ sessionId }).catch(() => {});
+    lease.abort();
+    await Promise.allSettled([answering, drain]);
+  }
+}
+
+async function execute(client: HostClient, sessionId: string, source: string): Promise<{ started: number; outcome: number; event: ExecuteEvent }> {
+  const t0 = performance.now();
+  let started = Number.NaN;
+  let last: ExecuteEvent | undefined;
+  for await (const event of client.execute(
+    { sessionId, executionId: randomUUID(), toolCallId: "bench", source, enabledTools: [ECHO], yieldTimeMs: 20_000n },
+    { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+  )) {
+    if (event.event.case === "started") started = performance.now() - t0;
+    last = event;
+  }
+  if (last?.event.case !== "outcome") throw new Error("Execute ended without an outcome");
+  const outcome = last.event.value;
+  if (outcome.outcome.case !== "completed" || outcome.outcome.value.errorText)
+    throw new Error(`bench cell did not complete cleanly: ${toJsonString(ExecuteEventSchema, last)}`);
+  return { started, outcome: performance.now() - t0, event: last };
+}
+
+/** `runs` cells of each kind on one session of this host, after one unmeasured warm-up of each. */
+export async function measureHost(transport: Transport, runs: number): Promise<CodeModeFigures> {
+  const client = createClient(CodeModeHost, transport);
+  const loop = `for (let i = 0; i < ${CALLS_PER_CELL}; i++) await tools.echo({ i }); text("done");`;
+  return withSession(client, async (sessionId) => {
+    const figures: CodeModeFigures = { cellStart: [], firstOutput: [], toolRoundTrip: [] };
+    await execute(client, sessionId, `text("x")`);
+    await execute(client, sessionId, loop);
+    for (let r = 0; r < runs; r++) {
+      const plain = await execute(client, sessionId, `text("x")`);
+      figures.cellStart.push(plain.started);
+      figures.firstOutput.push(plain.outcome);
+      const calls = await execute(client, sessionId, loop);
+      figures.toolRoundTrip.push((calls.outcome - plain.outcome) / CALLS_PER_CELL);
+    }
+    return figures;
+  });
+}
+
+export function byokTransport(baseUrl: string, token: string): Transport {
+  const bearer: Interceptor = (next) => (req) => {
+    req.header.set("authorization", `Bearer ${token}`);
+    return next(req);
+  };
+  return createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors: [bearer] });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** Starts the cached reference host (`npm run codex:fetch`); undefined when it is not there. */
+export async function startReferenceHost(): Promise<{ transport: Transport; stop: () => void } | undefined> {
+  const binary = referenceHostPath();
+  if (!existsSync(binary)) return undefined;
+  const port = await freePort();
+  const child = spawn(binary, ["--listen", `grpc://127.0.0.1:${port}`], { stdio: "ignore", detached: true });
+  const stop = () => {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+  };
+  const transport = createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` });
+  const client = createClient(CodeModeHost, transport);
+  const deadline = performance.now() + 15_000;
+  for (;;) {
+    try {
+      // Any answer (here: not_found for a session that was never opened) means it listens.
+      await client.closeSession({ sessionId: randomUUID() }, { signal: AbortSignal.timeout(1_000) });
+      break;
+    } catch (error) {
+      if ((error as { code?: number }).code === 5) break;
+      if (performance.now() > deadline) {
+        stop();
+        throw new Error(`the reference host did not answer within 15 s: ${String(error)}`);
+      }
+      await new Promise((r) => setTimeout(r, 50)); // polling a starting process, not a test
+    }
+  }
+  return { transport, stop };
+}

@@ -1,0 +1,89 @@
+// One forwarding implementation per method of a service: each call the bridge
+// receives becomes the same call on the upstream transport, with
+//  - the call's signal (the client went away, or its deadline passed) and its
+//    remaining deadline, so a dropped client stream drops the upstream one and
+//    the upstream sees the client's deadline;
+//  - application metadata both ways and the bridge's bearer token (metadata.ts);
+//  - for a server stream, the response headers sent as soon as the upstream's
+//    arrive, before any message (response-head.ts);
+//  - upstream errors rethrown with their code, message, details and metadata.
+// Messages are decoded and re-encoded with the same schema; unknown fields (a
+// newer client's) are kept by protobuf-es and reach the upstream unchanged.
+import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, DescService, MessageShape } from "@bufbuild/protobuf";
+import { type ConnectRouter, ConnectError, type HandlerContext, type Transport } from "@connectrpc/connect";
+import { commitHeadersKey } from "./response-head.ts";
+import { copyUpstreamMetadata, upstreamRequestHeader } from "./metadata.ts";
+
+export interface Upstream {
+  transport: Transport;
+  token: string | undefined;
+  /** Called once per forwarded call, before it goes upstream (logging, tests). */
+  onCall?: (method: string) => void;
+}
+
+export function registerForwarding(router: ConnectRouter, service: DescService, upstream: Upstream): void {
+  for (const method of service.methods) {
+    switch (method.methodKind) {
+      case "unary": {
+        const unary = method as DescMethodUnary; // DescMethod does not narrow on methodKind
+        router.rpc(unary, forwardUnary(unary, upstream));
+        break;
+      }
+      case "server_streaming": {
+        const stream = method as DescMethodServerStreaming;
+        router.rpc(stream, forwardServerStream(stream, upstream));
+        break;
+      }
+      default:
+        // Workers serve unary and server streams only (HTTP/1.1); CodeModeHost has no other kind.
+        throw new Error(`the bridge cannot forward ${method.methodKind} method ${method.parent.typeName}/${method.name}`);
+    }
+  }
+}
+
+function forwardUnary(method: DescMethodUnary, upstream: Upstream) {
+  return async (request: MessageShape<DescMessage>, ctx: HandlerContext) => {
+    upstream.onCall?.(method.name);
+    try {
+      const response = await upstream.transport.unary(method, ctx.signal, ctx.timeoutMs(), header(ctx, upstream), request);
+      copyUpstreamMetadata(response.header, ctx.responseHeader);
+      copyUpstreamMetadata(response.trailer, ctx.responseTrailer);
+      return response.message;
+    } catch (error) {
+      throw asClientError(error);
+    }
+  };
+}
+
+function forwardServerStream(method: DescMethodServerStreaming, upstream: Upstream) {
+  return async function* (request: MessageShape<DescMessage>, ctx: HandlerContext) {
+    upstream.onCall?.(method.name);
+    try {
+      const response = await upstream.transport.stream(method, ctx.signal, ctx.timeoutMs(), header(ctx, upstream), once(request));
+      copyUpstreamMetadata(response.header, ctx.responseHeader);
+      ctx.values.get(commitHeadersKey)?.(ctx.responseHeader);
+      yield* response.message;
+      copyUpstreamMetadata(response.trailer, ctx.responseTrailer);
+    } catch (error) {
+      throw asClientError(error);
+    }
+  };
+}
+
+function header(ctx: HandlerContext, upstream: Upstream): Headers {
+  return upstreamRequestHeader(ctx.requestHeader, upstream.token);
+}
+
+async function* once<T>(message: T): AsyncIterable<T> {
+  yield message;
+}
+
+/** The upstream's error as the client should see it: same code and message; protocol metadata dropped. */
+function asClientError(error: unknown): ConnectError {
+  const upstreamError = ConnectError.from(error);
+  const metadata = new Headers();
+  copyUpstreamMetadata(upstreamError.metadata, metadata);
+  const clientError = new ConnectError(upstreamError.rawMessage, upstreamError.code, metadata, undefined, upstreamError);
+  clientError.details = upstreamError.details; // connect-es encodes incoming details (type + bytes) as they came
+  return clientError;
+}

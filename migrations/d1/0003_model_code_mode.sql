@@ -1,0 +1,1 @@
+ALTER TABLE `models` ADD `code_mode` integer DEFAULT false NOT NULL;

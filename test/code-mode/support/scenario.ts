@@ -1,0 +1,115 @@
+// Scenarios are written once and run against every target
+// (docs/code-mode.md#differential-suite). A scenario gets the target and a
+// small toolkit whose sessions, subscriptions and executions are cleaned up
+// when its test ends.
+import { randomUUID } from "node:crypto";
+import { describe, onTestFinished } from "vitest";
+import type { WaitResponse } from "../../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { AT_ONCE_MS, bounded } from "./bounds.ts";
+import { type Execution, type ExecuteOptions, execute } from "./execute.ts";
+import { type RpcError, rpcError, waited, type WaitObservation } from "./outcomes.ts";
+import { Session, type SessionOptions } from "./session.ts";
+import { type CodeModeClient, codeModeTargets, type Target } from "./targets.ts";
+import { type SubscribeOptions, ToolSubscription } from "./tools.ts";
+
+export interface Scenario {
+  target: Target;
+  client: CodeModeClient;
+  open(options?: SessionOptions): Promise<Session>;
+  subscribe(session: Session, options?: SubscribeOptions): Promise<ToolSubscription>;
+  execute(session: Session, source: string, options?: ExecuteOptions): Execution;
+  /** A Wait's raw response (bounded). */
+  waitRaw(
+    session: Session,
+    cellId: string,
+    yieldTimeMs: number,
+    options?: { waitId?: string; signal?: AbortSignal },
+  ): Promise<WaitResponse>;
+  wait(
+    session: Session,
+    cellId: string,
+    yieldTimeMs: number,
+    options?: { waitId?: string; signal?: AbortSignal },
+  ): Promise<WaitObservation>;
+  terminate(session: Session, cellId: string): Promise<WaitObservation>;
+  /**
+   * Two Waits sent together: one is refused at once, the other is then the
+   * active observer. Either may arrive first, so which is which is found out,
+   * not assumed (the wire gives no admission signal for a unary Wait).
+   */
+  concurrentWaits(session: Session, cellId: string, yieldTimes: [number, number]): Promise<{ refused: RpcError; active: ActiveWait }>;
+}
+
+interface ActiveWait {
+  waitId: string;
+  yieldTimeMs: number;
+  response: Promise<WaitResponse>;
+  /** Its caller goes away. */
+  drop(): void;
+}
+
+function toolkit(target: Target): Scenario {
+  const { client } = target;
+  const waitRaw: Scenario["waitRaw"] = (session, cellId, yieldTimeMs, options = {}) =>
+    bounded(
+      client.wait(
+        { sessionId: session.id, cellId, waitId: options.waitId ?? randomUUID(), yieldTimeMs: BigInt(yieldTimeMs) },
+        { signal: options.signal },
+      ),
+      `Wait on cell ${cellId}`,
+      yieldTimeMs + 10_000,
+    );
+  const concurrentWaits: Scenario["concurrentWaits"] = async (session, cellId, yieldTimes) => {
+    const waits = yieldTimes.map((yieldTimeMs): ActiveWait => {
+      const waitId = randomUUID();
+      const caller = new AbortController();
+      const response = client.wait({ sessionId: session.id, cellId, waitId, yieldTimeMs: BigInt(yieldTimeMs) }, { signal: caller.signal });
+      response.catch(() => {});
+      onTestFinished(() => caller.abort());
+      return { waitId, yieldTimeMs, response, drop: () => caller.abort() };
+    });
+    const settled = waits.map((w, index) =>
+      w.response.then(
+        () => ({ index, error: undefined }),
+        (error: unknown) => ({ index, error }),
+      ),
+    );
+    const first = await bounded(Promise.race(settled), "one of two concurrent waits to be refused", AT_ONCE_MS);
+    const refused = await rpcError(Promise.reject(first.error ?? new Error("a concurrent wait succeeded first")));
+    return { refused, active: waits[1 - first.index]! };
+  };
+  return {
+    target,
+    concurrentWaits,
+    client,
+    open: async (options) => {
+      const session = await Session.open(client, options);
+      onTestFinished(async () => {
+        if (!session.leaseEnded) await client.closeSession({ sessionId: session.id }).catch(() => {});
+        session.dropLease();
+      });
+      return session;
+    },
+    subscribe: async (session, options) => {
+      const subscription = await ToolSubscription.open(client, session.id, options);
+      onTestFinished(() => subscription.close());
+      return subscription;
+    },
+    execute: (session, source, options) => {
+      const execution = execute(client, session.id, source, options);
+      onTestFinished(() => execution.abort());
+      return execution;
+    },
+    waitRaw,
+    wait: async (session, cellId, yieldTimeMs, options) => waited(await waitRaw(session, cellId, yieldTimeMs, options)),
+    terminate: async (session, cellId) =>
+      waited(await bounded(client.terminate({ sessionId: session.id, cellId }), `Terminate of cell ${cellId}`)),
+  };
+}
+
+/** One `describe` per target (as `describe.each`, but a target that is not running is skipped). */
+export function describeTargets(title: string, scenarios: (scenario: Scenario) => void): void {
+  for (const target of codeModeTargets()) {
+    describe.skipIf(target.skipped !== undefined)(`${title} (on ${target.name})`, () => scenarios(toolkit(target)));
+  }
+}

@@ -1,0 +1,73 @@
+// The targets every scenario runs against (docs/code-mode.md#differential-suite):
+// the reference host over native gRPC, and byok-edge under `wrangler dev` over
+// the Connect protocol and over gRPC-web, both on HTTP/1.1 with the bearer token.
+import { type Client, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { inject } from "vitest";
+import { CodeModeHost } from "../../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+
+export type CodeModeClient = Client<typeof CodeModeHost>;
+
+/**
+ * Where a target may differ from the reference, each documented in
+ * docs/code-mode.md#platform-differences. A scenario consults a flag only
+ * where that difference shows; everywhere else outcomes must be identical.
+ */
+interface PlatformDifferences {
+  /**
+   * How long a dropped lease may take to retire its session. The reference
+   * notices the closed HTTP/2 stream at once; a Durable Object learns it from
+   * the request signal or, failing that, the lease's heartbeat TTL (≤ 15 s).
+   */
+  leaseDropNoticedWithinMs: number;
+  /**
+   * Whether `eval` and `new Function` work in a cell. The reference's V8
+   * allows them; workerd never generates code from strings, so on a Worker
+   * both throw.
+   */
+  codeFromStrings: boolean;
+}
+
+export interface Target {
+  name: string;
+  /** Why the target is skipped here, or undefined when it runs. */
+  skipped?: string;
+  client: CodeModeClient;
+  differences: PlatformDifferences;
+}
+
+const REFERENCE: PlatformDifferences = { leaseDropNoticedWithinMs: 5_000, codeFromStrings: true };
+const BYOK_EDGE: PlatformDifferences = { leaseDropNoticedWithinMs: 20_000, codeFromStrings: false };
+
+function bearer(token: string): Interceptor {
+  return (next) => (request) => {
+    request.header.set("authorization", `Bearer ${token}`);
+    return next(request);
+  };
+}
+
+function target(name: string, baseUrl: string, differences: PlatformDifferences, transport: (baseUrl: string) => Transport): Target {
+  // A skipped target still gets a client (never called), so scenarios need no guards.
+  const url = baseUrl || "http://127.0.0.1:9";
+  return { name, skipped: baseUrl ? undefined : "not started", client: createClient(CodeModeHost, transport(url)), differences };
+}
+
+let targets: Target[] | undefined;
+
+/** The targets, built once per test file from what the global setup provided. */
+export function codeModeTargets(): Target[] {
+  if (targets) return targets;
+  const referenceUrl = inject("codeModeReferenceUrl");
+  const edgeUrl = inject("codeModeEdgeUrl");
+  const interceptors = [bearer(inject("codeModeEdgeToken"))];
+  targets = [
+    target("reference", referenceUrl, REFERENCE, (baseUrl) => createGrpcTransport({ baseUrl })),
+    target("byok-edge", edgeUrl, BYOK_EDGE, (baseUrl) =>
+      createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors }),
+    ),
+    target("byok-edge over gRPC-web", edgeUrl, BYOK_EDGE, (baseUrl) =>
+      createGrpcWebTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors }),
+    ),
+  ];
+  return targets;
+}

@@ -7,7 +7,6 @@
 //       a cell making none) ÷ N, answered at once by a subscription in this process.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { performance } from "node:perf_hooks";
 import { create, toJsonString } from "@bufbuild/protobuf";
@@ -20,7 +19,7 @@ import {
   ToolKind,
   ToolDefinitionSchema,
 } from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
-import { referenceHostPath } from "../scripts/codex-cache.ts";
+import { findReferenceBinaries } from "../scripts/codex-cache.ts";
 
 type HostClient = Client<typeof CodeModeHost>;
 
@@ -71,7 +70,11 @@ async function withSession<T>(client: HostClient, body: (sessionId: string) => P
   }
 }
 
-async function execute(client: HostClient, sessionId: string, source: string): Promise<{ started: number; outcome: number; event: ExecuteEvent }> {
+async function execute(
+  client: HostClient,
+  sessionId: string,
+  source: string,
+): Promise<{ started: number; outcome: number; event: ExecuteEvent }> {
   const t0 = performance.now();
   let started = Number.NaN;
   let last: ExecuteEvent | undefined;
@@ -127,8 +130,8 @@ async function freePort(): Promise<number> {
 
 /** Starts the cached reference host (`npm run codex:fetch`); undefined when it is not there. */
 export async function startReferenceHost(): Promise<{ transport: Transport; stop: () => void } | undefined> {
-  const binary = referenceHostPath();
-  if (!existsSync(binary)) return undefined;
+  const binary = findReferenceBinaries()?.host;
+  if (binary === undefined) return undefined;
   const port = await freePort();
   const child = spawn(binary, ["--listen", `grpc://127.0.0.1:${port}`], { stdio: "ignore", detached: true });
   const stop = () => {

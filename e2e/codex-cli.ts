@@ -18,7 +18,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { findReferenceBinaries } from "../test/code-mode/support/reference-binary.ts";
+import { findReferenceBinaries } from "../scripts/codex-cache.ts";
 import { startReferenceHost } from "../test/code-mode/support/reference-host.ts";
 import type { RecordedRequest } from "../test/support/fake-provider-types.ts";
 import { AppServer } from "./support/codex-app-server.ts";

@@ -8,14 +8,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, createReadStream, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import {
-  CACHE_DIR,
-  CODEX_PACKAGE,
-  EXECUTABLES,
-  findReferenceBinaries,
-  PACKAGE_BIN_DIR,
-  referenceBinaryPaths,
-} from "../test/code-mode/support/reference-binary.ts";
+import { CACHE_DIR, CODEX_PACKAGE, EXECUTABLES, findReferenceBinaries, PACKAGE_BIN_DIR, referenceBinaryPaths } from "./codex-cache.ts";
 
 function printPaths(): void {
   const paths = referenceBinaryPaths();

@@ -103,7 +103,7 @@ function envFileText(vars: Record<string, string>): string {
     .join("\n");
 }
 
-const SNAPSHOT_SKIP = /^(\.git|node_modules|\.wrangler|\.e2e|\.dev\.vars.*|\.env.*|.*\.log)$/;
+const SNAPSHOT_SKIP = /^(\.git|node_modules|\.wrangler|\.e2e|\.cache|\.dev\.vars.*|\.env.*|.*\.log)$/;
 
 /** Copies the working tree into `${workDir}/project` (once) and returns that path. */
 function snapshotProject(workDir: string): string {

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { type EdgeDev, startEdgeDev } from "./support/edge-dev.ts";
-import { findReferenceBinaries } from "./support/reference-binary.ts";
+import { findReferenceBinaries } from "../../scripts/codex-cache.ts";
 import { type ReferenceHost, startReferenceHost } from "./support/reference-host.ts";
 
 declare module "vitest" {

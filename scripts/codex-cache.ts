@@ -12,7 +12,7 @@ export const CODEX_PACKAGE = `@openai/codex@${CODEX_VERSION}-linux-x64`;
 export const PACKAGE_BIN_DIR = "package/vendor/x86_64-unknown-linux-musl/bin";
 export const EXECUTABLES = ["codex-code-mode-host", "codex"] as const;
 
-const PROJECT_ROOT = resolve(import.meta.dirname, "../../..");
+const PROJECT_ROOT = resolve(import.meta.dirname, "..");
 /** Git-ignored (`.cache/`). */
 export const CACHE_DIR = join(PROJECT_ROOT, ".cache/codex", CODEX_VERSION);
 

@@ -20,7 +20,7 @@ import type { RunnerPrincipal } from "../auth/principal.ts";
 import { sendHeadersNow } from "../codemode/host/early-headers.ts";
 import { type CodeModeFetchHandler, codeModeFetchHandler } from "../codemode/host/fetch-handler.ts";
 import { requireUuid } from "../codemode/host/ids.ts";
-import { forwardWithBeat, HEARTBEAT_HEADER, SUBSCRIPTION_READY_HEADER } from "../codemode/host/lease.ts";
+import { forwardWithBeat, HEARTBEAT_HEADER, HEARTBEAT_MS, LEASE_RENEW_MS, SUBSCRIPTION_READY_HEADER } from "../codemode/host/lease.ts";
 import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../codemode/host/session-service.ts";
 import { codeModeSessionName } from "../durable/code-mode-session-object.ts";
 import type { AppEnv } from "../env.ts";
@@ -54,10 +54,15 @@ function gatewayService(): ServiceImpl<typeof CodeModeHost> {
       const stub = sessionStub(env, principal, sessionId);
       const headers = { [SESSION_ID_HEADER]: sessionId, [PRINCIPAL_HEADER]: principal.id };
       const heartbeat = wantsHeartbeat(context);
+      let renewedAtMs = Date.now();
       yield* forwardWithBeat(sessionClient(stub).openSession(request, { signal: context.signal, headers }), {
+        beatMs: heartbeat ? HEARTBEAT_MS : LEASE_RENEW_MS,
         onBeat: () => {
           // The object retires a session whose renewals stop (docs/code-mode.md#leases).
-          stub.renewLease(sessionId).catch(() => undefined);
+          if (Date.now() - renewedAtMs >= LEASE_RENEW_MS) {
+            renewedAtMs = Date.now();
+            stub.renewLease(sessionId).catch(() => undefined);
+          }
           return heartbeat ? create(SessionEventSchema, {}) : undefined;
         },
       });
@@ -74,7 +79,7 @@ function gatewayService(): ServiceImpl<typeof CodeModeHost> {
           sendHeadersNow(context);
         },
       });
-      if (wantsHeartbeat(context)) yield* forwardWithBeat(calls, { onBeat: () => create(ToolCallSchema, {}) });
+      if (wantsHeartbeat(context)) yield* forwardWithBeat(calls, { beatMs: HEARTBEAT_MS, onBeat: () => create(ToolCallSchema, {}) });
       else yield* calls;
     },
     completeToolCall: (request, context) => forward(context, request.sessionId).completeToolCall(request, { signal: context.signal }),
@@ -82,7 +87,7 @@ function gatewayService(): ServiceImpl<typeof CodeModeHost> {
       forward(context, request.sessionId).acknowledgeNotification(request, { signal: context.signal }),
     async *execute(request, context) {
       const events = forward(context, request.sessionId).execute(request, { signal: context.signal });
-      if (wantsHeartbeat(context)) yield* forwardWithBeat(events, { onBeat: () => create(ExecuteEventSchema, {}) });
+      if (wantsHeartbeat(context)) yield* forwardWithBeat(events, { beatMs: HEARTBEAT_MS, onBeat: () => create(ExecuteEventSchema, {}) });
       else yield* events;
     },
     wait: (request, context) => forward(context, request.sessionId).wait(request, { signal: context.signal }),

@@ -7,6 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CellLimitError, CellRuntimeError, SessionClosedError, WaitCancelledError } from "../engine/errors.ts";
 import type { CodeModeSession, StartedCell } from "../engine/session.ts";
+import { errorKind } from "../../proto/connect/log-safe.ts";
 import {
   type CancelWaitRequest,
   type CompleteToolCallRequest,
@@ -101,7 +102,9 @@ export class ServedSession {
     this.#channels.lease.close();
     this.#channels.subscriptions.closeAll();
     this.#channels.notifications.releaseAll();
-    this.#retiring = this.#engine.shutdown();
+    this.#retiring = this.#engine.shutdown().catch((err: unknown) => {
+      console.error("byok-edge: a code-mode session did not shut down cleanly:", errorKind(err));
+    });
     this.#options.onRetire();
     return this.#retiring;
   }

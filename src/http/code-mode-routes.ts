@@ -3,7 +3,8 @@
 // session's object, named by the caller's principal and the session id; streams and
 // cancellation pass through (a client gone aborts the forwarded call). The worker
 // checks only the session id, and for OpenSession chooses it and renews the lease
-// while the stream lasts.
+// while the stream lasts; it sends heartbeats on long streams when asked.
+import { create } from "@bufbuild/protobuf";
 import {
   type Client,
   Code,
@@ -19,11 +20,11 @@ import type { RunnerPrincipal } from "../auth/principal.ts";
 import { sendHeadersNow } from "../codemode/host/early-headers.ts";
 import { type CodeModeFetchHandler, codeModeFetchHandler } from "../codemode/host/fetch-handler.ts";
 import { requireUuid } from "../codemode/host/ids.ts";
-import { LEASE_RENEW_MS } from "../codemode/host/session-directory.ts";
+import { forwardWithBeat, HEARTBEAT_HEADER, HEARTBEAT_MS, LEASE_RENEW_MS, SUBSCRIPTION_READY_HEADER } from "../codemode/host/lease.ts";
 import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../codemode/host/session-service.ts";
 import { codeModeSessionName } from "../durable/code-mode-session-object.ts";
 import type { AppEnv } from "../env.ts";
-import { CodeModeHost } from "../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { CodeModeHost, ExecuteEventSchema, SessionEventSchema, ToolCallSchema } from "../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { AppError } from "../proto/connect/error.ts";
 
 export const CODE_MODE_PATH = `/${CodeModeHost.typeName}/*`;
@@ -51,37 +52,54 @@ function gatewayService(): ServiceImpl<typeof CodeModeHost> {
       const { env, principal } = callerOf(context);
       const sessionId = crypto.randomUUID();
       const stub = sessionStub(env, principal, sessionId);
-      // The lease's heartbeat: the object retires a session whose renewals stop (docs/code-mode.md#leases).
-      const renewal = setInterval(() => {
-        stub.renewLease(sessionId).catch(() => undefined);
-      }, LEASE_RENEW_MS);
-      try {
-        const headers = { [SESSION_ID_HEADER]: sessionId, [PRINCIPAL_HEADER]: principal.id };
-        yield* sessionClient(stub).openSession(request, { signal: context.signal, headers });
-      } finally {
-        clearInterval(renewal);
-      }
+      const headers = { [SESSION_ID_HEADER]: sessionId, [PRINCIPAL_HEADER]: principal.id };
+      const heartbeat = wantsHeartbeat(context);
+      let renewedAtMs = Date.now();
+      yield* forwardWithBeat(sessionClient(stub).openSession(request, { signal: context.signal, headers }), {
+        beatMs: heartbeat ? HEARTBEAT_MS : LEASE_RENEW_MS,
+        onBeat: () => {
+          // The object retires a session whose renewals stop (docs/code-mode.md#leases).
+          if (Date.now() - renewedAtMs >= LEASE_RENEW_MS) {
+            renewedAtMs = Date.now();
+            stub.renewLease(sessionId).catch(() => undefined);
+          }
+          return heartbeat ? create(SessionEventSchema, {}) : undefined;
+        },
+      });
     },
     closeSession: (request, context) => forward(context, request.sessionId).closeSession(request, { signal: context.signal }),
     async *subscribeToToolCalls(request, context) {
       const calls = forward(context, request.sessionId).subscribeToToolCalls(request, {
         signal: context.signal,
-        // The object's headers mean the subscription exists: pass them on at once.
-        onHeader: () => sendHeadersNow(context),
+        // The object's headers say the subscription exists: pass them on at once.
+        onHeader: (header) => {
+          const ready = header.get(SUBSCRIPTION_READY_HEADER);
+          if (ready === null) return;
+          context.responseHeader.set(SUBSCRIPTION_READY_HEADER, ready);
+          sendHeadersNow(context);
+        },
       });
-      yield* calls;
+      if (wantsHeartbeat(context)) yield* forwardWithBeat(calls, { beatMs: HEARTBEAT_MS, onBeat: () => create(ToolCallSchema, {}) });
+      else yield* calls;
     },
     completeToolCall: (request, context) => forward(context, request.sessionId).completeToolCall(request, { signal: context.signal }),
     acknowledgeNotification: (request, context) =>
       forward(context, request.sessionId).acknowledgeNotification(request, { signal: context.signal }),
     async *execute(request, context) {
-      yield* forward(context, request.sessionId).execute(request, { signal: context.signal });
+      const events = forward(context, request.sessionId).execute(request, { signal: context.signal });
+      if (wantsHeartbeat(context)) yield* forwardWithBeat(events, { beatMs: HEARTBEAT_MS, onBeat: () => create(ExecuteEventSchema, {}) });
+      else yield* events;
     },
     wait: (request, context) => forward(context, request.sessionId).wait(request, { signal: context.signal }),
     yieldObservation: (request, context) => forward(context, request.sessionId).yieldObservation(request, { signal: context.signal }),
     cancelWait: (request, context) => forward(context, request.sessionId).cancelWait(request, { signal: context.signal }),
     terminate: (request, context) => forward(context, request.sessionId).terminate(request, { signal: context.signal }),
   };
+}
+
+/** Heartbeats on a long stream, for a client that cannot otherwise be seen leaving it (docs/code-mode.md#leases). */
+function wantsHeartbeat(context: HandlerContext): boolean {
+  return context.requestHeader.get(HEARTBEAT_HEADER) === "on";
 }
 
 function callerOf(context: HandlerContext): Caller {

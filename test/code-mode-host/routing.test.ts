@@ -1,20 +1,10 @@
 // CodeModeHost through the worker: the bearer token, Connect and gRPC-web, the
 // session id checks the worker makes, and a refused native gRPC client.
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BASE } from "../support/cursor-client.ts";
-import { codeModeClient, openLease } from "../support/code-mode-host.ts";
-
-async function failure(call: Promise<unknown>): Promise<{ code: Code; message: string }> {
-  try {
-    await call;
-  } catch (err) {
-    const error = ConnectError.from(err);
-    return { code: error.code, message: error.rawMessage };
-  }
-  throw new Error("the call succeeded");
-}
+import { codeModeClient, failure, openLease } from "../support/code-mode-host.ts";
 
 describe("CodeModeHost routing", () => {
   it("opens a session whose id is a fresh UUID and closes it", async () => {

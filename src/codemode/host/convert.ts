@@ -10,6 +10,7 @@ import type {
   RuntimeResponse,
   SessionLimits,
   ToolDefinition,
+  ToolKind,
   ToolName,
   WaitOutcome,
 } from "../engine/types.ts";
@@ -66,11 +67,17 @@ export function toolNameToProto(name: ToolName): ProtoToolName {
   return create(ToolNameSchema, { name: name.name, ...(name.namespace !== undefined && { namespace: name.namespace }) });
 }
 
+const KINDS: Record<ToolKind, ProtoToolKind> = { function: ProtoToolKind.FUNCTION, freeform: ProtoToolKind.FREEFORM };
+
+export function toolKindToProto(kind: ToolKind): ProtoToolKind {
+  return KINDS[kind];
+}
+
 function toolDefinitionFromProto(definition: ProtoToolDefinition): ToolDefinition {
   if (!definition.toolName) throw invalid("tool definition is missing its tool name");
   requireName("tool definition name", definition.name);
   const toolName = toolNameFromProto(definition.toolName);
-  let kind: ToolDefinition["kind"];
+  let kind: ToolKind;
   if (definition.kind === ProtoToolKind.FUNCTION) kind = "function";
   else if (definition.kind === ProtoToolKind.FREEFORM) kind = "freeform";
   else throw invalid("tool definition has an invalid kind");

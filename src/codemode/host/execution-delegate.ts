@@ -5,14 +5,14 @@
 // Notifications and the cell's closing go out on the lease.
 import { create } from "@bufbuild/protobuf";
 import type { CellDelegate } from "../engine/types.ts";
-import { type SessionEvent, SessionEventSchema, ToolCallSchema, ToolKind } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
-import { toolNameToProto } from "./convert.ts";
+import { type SessionEvent, SessionEventSchema, ToolCallSchema } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { toolKindToProto, toolNameToProto } from "./convert.ts";
 import type { EventQueue } from "./event-queue.ts";
 import type { ToolInvocations } from "./invocations.ts";
 import type { PendingNotifications } from "./notifications.ts";
 import type { ToolSubscriptions } from "./subscriptions.ts";
 
-export const NO_SUBSCRIPTION = "no code-mode tool subscription matches the requested tool";
+const NO_SUBSCRIPTION = "no code-mode tool subscription matches the requested tool";
 
 export interface SessionChannels {
   sessionId: string;
@@ -53,7 +53,7 @@ export function executionDelegate(channels: SessionChannels, executionId: string
           invocationId,
           runtimeToolCallId: call.runtimeToolCallId,
           toolName: toolNameToProto(call.toolName),
-          toolKind: call.toolKind === "freeform" ? ToolKind.FREEFORM : ToolKind.FUNCTION,
+          toolKind: toolKindToProto(call.toolKind),
           ...("input" in call && { inputJson: encoder.encode(JSON.stringify(call.input)) }),
           sequence: BigInt(sequence),
         }),

@@ -4,7 +4,7 @@
 // forms Rust's uuid crate reads, and are compared in their canonical form.
 import { Code, ConnectError } from "@connectrpc/connect";
 
-export const ID_MAX_BYTES = 256;
+const ID_MAX_BYTES = 256;
 
 type IdLabel = "session" | "tool invocation" | "notification" | "execution" | "wait" | "tool call" | "cell";
 type NameLabel = "tool name" | "tool namespace" | "tool definition name";
@@ -40,7 +40,7 @@ const HEX32 = /^[0-9a-fA-F]{32}$/;
 const HYPHENATED = /^([0-9a-fA-F]{8})-([0-9a-fA-F]{4})-([0-9a-fA-F]{4})-([0-9a-fA-F]{4})-([0-9a-fA-F]{12})$/;
 
 /** Simple, hyphenated, braced or URN form → "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; anything else → undefined. */
-export function canonicalUuid(value: string): string | undefined {
+function canonicalUuid(value: string): string | undefined {
   let text = value;
   if (text.length === 38 && text.startsWith("{") && text.endsWith("}")) text = text.slice(1, -1);
   else if (text.length === 45 && text.startsWith("urn:uuid:")) text = text.slice(9);

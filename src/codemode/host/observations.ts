@@ -50,6 +50,11 @@ export class Observations {
     return { preempt: preempt.signal, cancel: cancel.signal, cancelledEarly, end };
   }
 
+  /** The observation was refused before it took anything (a Workers limit): its id may be used again. */
+  release(kind: ObservationKind, id: string): void {
+    this.#used[kind].take(id);
+  }
+
   /** YieldObservation: the observation returns Yielded now, or as soon as it begins. */
   yield(kind: ObservationKind, id: string): void {
     const active = this.#active[kind].get(id);

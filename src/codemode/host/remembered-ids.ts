@@ -2,7 +2,7 @@
 // (reuse is already_exists), early yields and cancels, settled tool invocations.
 // The bound keeps a long session's memory flat; an id older than the bound is forgotten.
 
-export const REMEMBERED_IDS_MAX = 4096;
+const REMEMBERED_IDS_MAX = 4096;
 
 export class RememberedIds {
   readonly #ids = new Set<string>();

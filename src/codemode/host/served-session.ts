@@ -7,6 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CellLimitError, CellRuntimeError, SessionClosedError, WaitCancelledError } from "../engine/errors.ts";
 import type { CodeModeSession, StartedCell } from "../engine/session.ts";
+import { errorKind } from "../../proto/connect/log-safe.ts";
 import {
   type CancelWaitRequest,
   type CompleteToolCallRequest,
@@ -39,7 +40,7 @@ import { Observations } from "./observations.ts";
 import { SUBSCRIPTION_FILTERS_MAX, ToolSubscriptions } from "./subscriptions.ts";
 import { ABORTED, untilAborted } from "./until-aborted.ts";
 
-export const WAIT_CANCELLED = "code-mode wait was cancelled";
+const WAIT_CANCELLED = "code-mode wait was cancelled";
 
 export function unknownSession(sessionId: string): ConnectError {
   return new ConnectError(`unknown code-mode session ${sessionId}`, Code.NotFound);
@@ -101,7 +102,9 @@ export class ServedSession {
     this.#channels.lease.close();
     this.#channels.subscriptions.closeAll();
     this.#channels.notifications.releaseAll();
-    this.#retiring = this.#engine.shutdown();
+    this.#retiring = this.#engine.shutdown().catch((err: unknown) => {
+      console.error("byok-edge: a code-mode session did not shut down cleanly:", errorKind(err));
+    });
     this.#options.onRetire();
     return this.#retiring;
   }
@@ -114,6 +117,8 @@ export class ServedSession {
       cell = this.#engine.execute(execute, executionDelegate(this.#channels, request.executionId), { preempt: observation.preempt });
     } catch (error) {
       observation.end();
+      // Too many running cells took no cell id; the client may retry with the same execution id.
+      if (error instanceof CellLimitError) this.#observations.release("execution", request.executionId);
       throw this.#engineError(error, request.sessionId);
     }
     this.#options.onCell?.(cell.cellId);

@@ -1,16 +1,13 @@
 // The sessions one session object serves (one: its name holds the session id) and
-// their leases (docs/code-mode.md#leases). A lease lives as long as its OpenSession
-// stream and its renewals: the worker renews it every LEASE_RENEW_MS while it
-// forwards the stream; the object's alarm retires a session not renewed for LEASE_TTL_MS.
+// their leases (docs/code-mode.md#leases): the worker renews a lease while it forwards
+// its stream; the object's alarm retires a session not renewed for LEASE_TTL_MS.
 import { CodeModeSession } from "../engine/session.ts";
 import type { CellRunner } from "../engine/runner.ts";
 import type { SessionLimits } from "../engine/types.ts";
 import type { CodeModeStore } from "../../store/code-mode/session-store.ts";
 import { requireUuid } from "./ids.ts";
+import { LEASE_TTL_MS } from "./lease.ts";
 import { ServedSession, unknownSession } from "./served-session.ts";
-
-export const LEASE_TTL_MS = 15_000;
-export const LEASE_RENEW_MS = 5_000;
 
 export interface SessionDirectoryOptions {
   store: CodeModeStore;

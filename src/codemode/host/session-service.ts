@@ -6,6 +6,7 @@ import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { CodeModeHost } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { limitsFromProto } from "./convert.ts";
 import { sendHeadersNow } from "./early-headers.ts";
+import { SUBSCRIPTION_READY_HEADER } from "./lease.ts";
 import type { SessionDirectory } from "./session-directory.ts";
 
 export const SESSION_ID_HEADER = "x-byok-code-mode-session";
@@ -24,7 +25,11 @@ export function sessionService(directory: SessionDirectory): ServiceImpl<typeof 
       return {};
     },
     async *subscribeToToolCalls(request, context) {
-      yield* directory.find(request.sessionId).subscribe(request, context.signal, () => sendHeadersNow(context));
+      const ready = () => {
+        context.responseHeader.set(SUBSCRIPTION_READY_HEADER, "ready");
+        sendHeadersNow(context);
+      };
+      yield* directory.find(request.sessionId).subscribe(request, context.signal, ready);
     },
     async completeToolCall(request) {
       directory.find(request.sessionId).completeToolCall(request);

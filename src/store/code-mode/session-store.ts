@@ -40,23 +40,25 @@ export class CodeModeStore {
       .run();
   }
 
+  /** Nobody can reach a closed session's values again: they go with it. */
   closeSession(sessionId: string): void {
-    this.db
-      .update(codeModeSessions)
-      .set({ state: "closed", closedAtMs: Date.now() })
-      .where(and(eq(codeModeSessions.sessionId, sessionId), eq(codeModeSessions.state, "open")))
-      .run();
+    this.db.transaction((tx) => {
+      tx.update(codeModeSessions)
+        .set({ state: "closed", closedAtMs: Date.now() })
+        .where(and(eq(codeModeSessions.sessionId, sessionId), eq(codeModeSessions.state, "open")))
+        .run();
+      tx.delete(codeModeValues).where(eq(codeModeValues.sessionId, sessionId)).run();
+    });
   }
 
-  /** Sessions left open by an earlier life of the object: their lease streams died with it. Returns their ids. */
-  closeOpenSessions(): string[] {
+  /** Sessions left open by an earlier life of the object: their lease streams died with it. */
+  closeOpenSessions(): void {
     const open = this.db
-      .update(codeModeSessions)
-      .set({ state: "closed", closedAtMs: Date.now() })
+      .select({ sessionId: codeModeSessions.sessionId })
+      .from(codeModeSessions)
       .where(eq(codeModeSessions.state, "open"))
-      .returning({ sessionId: codeModeSessions.sessionId })
       .all();
-    return open.map((row) => row.sessionId);
+    for (const { sessionId } of open) this.closeSession(sessionId);
   }
 
   /** False when the session is not open. */

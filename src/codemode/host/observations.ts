@@ -2,7 +2,7 @@
 // returns) by the client's ids, and what YieldObservation and CancelWait do to
 // them: end one early with Yielded, or retire a Wait as cancelled. A yield or
 // cancel for an id not seen yet is remembered for the observation that will
-// carry it; one for an observation already over does nothing (docs/code-mode.md#observations).
+// carry it; one for an observation already over does nothing (docs/code-mode.md#observers).
 import { Code, ConnectError } from "@connectrpc/connect";
 import { RememberedIds } from "./remembered-ids.ts";
 

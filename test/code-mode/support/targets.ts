@@ -5,6 +5,7 @@ import { type Client, createClient, type Interceptor, type Transport } from "@co
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { inject } from "vitest";
 import { CodeModeHost } from "../../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { heartbeats } from "./heartbeats.ts";
 
 export type CodeModeClient = Client<typeof CodeModeHost>;
 
@@ -59,9 +60,9 @@ export function codeModeTargets(): Target[] {
   if (targets) return targets;
   const referenceUrl = inject("codeModeReferenceUrl");
   const edgeUrl = inject("codeModeEdgeUrl");
-  const interceptors = [bearer(inject("codeModeEdgeToken"))];
+  const interceptors = [heartbeats, bearer(inject("codeModeEdgeToken"))];
   targets = [
-    target("reference", referenceUrl, REFERENCE, (baseUrl) => createGrpcTransport({ baseUrl })),
+    target("reference", referenceUrl, REFERENCE, (baseUrl) => createGrpcTransport({ baseUrl, interceptors: [heartbeats] })),
     target("byok-edge", edgeUrl, BYOK_EDGE, (baseUrl) =>
       createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors }),
     ),

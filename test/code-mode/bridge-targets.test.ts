@@ -26,8 +26,8 @@ const edgeUrl = inject("codeModeEdgeUrl");
 const edgeToken = inject("codeModeEdgeToken");
 const upstreams: Upstream[] = [
   { name: "the reference host", url: inject("codeModeReferenceUrl"), protocol: "grpc", token: undefined, leaseDropNoticedWithinMs: 5_000 },
-  { name: "byok-edge over Connect", url: edgeUrl, protocol: "connect", token: edgeToken, leaseDropNoticedWithinMs: 20_000 },
-  { name: "byok-edge over gRPC-web", url: edgeUrl, protocol: "grpc-web", token: edgeToken, leaseDropNoticedWithinMs: 20_000 },
+  { name: "byok-edge over Connect", url: edgeUrl, protocol: "connect", token: edgeToken, leaseDropNoticedWithinMs: 8_000 },
+  { name: "byok-edge over gRPC-web", url: edgeUrl, protocol: "grpc-web", token: edgeToken, leaseDropNoticedWithinMs: 8_000 },
 ];
 
 describe.each(upstreams)("the gRPC bridge in front of $name", (upstream) => {

@@ -100,6 +100,42 @@ describe.each(upstreams)("the gRPC bridge in front of $name", (upstream) => {
     }
   });
 
+  test("never passes a heartbeat to the client, on the lease, an idle subscription or a quiet Execute", async () => {
+    const lease = new AbortController();
+    const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
+    try {
+      const opened = (await withTimeout(events.next(), WAIT_MS, "the opened event")).value;
+      const sessionId = opened?.event.case === "opened" ? opened.event.value.sessionId : "";
+      const leaseSeen: (string | undefined)[] = [];
+      void (async () => {
+        for (let next = await events.next(); !next.done; next = await events.next()) leaseSeen.push(next.value.event.case);
+      })().catch(() => {});
+      const subscribed = deferred();
+      const callsSeen: string[] = [];
+      void (async () => {
+        const calls = client().subscribeToToolCalls({ sessionId }, { signal: lease.signal, onHeader: () => subscribed.resolve() });
+        for await (const call of calls) callsSeen.push(call.invocationId);
+      })().catch(() => {});
+      await withTimeout(subscribed.promise, WAIT_MS, "the subscription's headers");
+      // The cell's own 2.5 s timer: byok-edge beats every second on all three streams meanwhile.
+      const seen: (string | undefined)[] = [];
+      const source = 'await new Promise((resolve) => setTimeout(resolve, 2500)); text("quiet")';
+      const execute = client().execute({ sessionId, executionId: "e-quiet", toolCallId: "call-1", source, yieldTimeMs: 10_000n });
+      await withTimeout(
+        (async () => {
+          for await (const event of execute) seen.push(event.event.case);
+        })(),
+        WAIT_MS,
+        "the Execute stream to end",
+      );
+      expect(seen).toEqual(["started", "outcome"]);
+      expect(callsSeen).toEqual([]);
+      expect(leaseSeen.every((event) => event !== undefined)).toBe(true);
+    } finally {
+      lease.abort();
+    }
+  });
+
   test("passes the host's own error codes and messages", async () => {
     const sessionId = "5d3f6a8e-0f1b-4c6e-9a51-0d2b7c9e4f11";
     const error = await client()

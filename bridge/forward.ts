@@ -6,11 +6,16 @@
 //  - application metadata both ways and the bridge's bearer token (metadata.ts);
 //  - for a server stream, the response headers sent as soon as the upstream's
 //    arrive, before any message (response-head.ts);
-//  - upstream errors rethrown with their code, message, details and metadata.
+//  - upstream errors rethrown with their code, message, details and metadata;
+//  - on OpenSession, SubscribeToToolCalls and Execute, byok-edge's heartbeats asked
+//    for and dropped on the way back: the upstream then notices at once a client
+//    that left an idle stream, and the client never sees one (docs/code-mode.md#leases).
 // Messages are decoded and re-encoded with the same schema; unknown fields (a
 // newer client's) are kept by protobuf-es and reach the upstream unchanged.
 import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, DescService, MessageShape } from "@bufbuild/protobuf";
 import { type ConnectRouter, ConnectError, type HandlerContext, type Transport } from "@connectrpc/connect";
+import { HEARTBEAT_HEADER, HEARTBEAT_METHODS, isHeartbeat } from "../src/codemode/host/lease.ts";
+import type { ExecuteEvent, SessionEvent, ToolCall } from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { commitHeadersKey } from "./response-head.ts";
 import { copyUpstreamMetadata, upstreamRequestHeader } from "./metadata.ts";
 
@@ -59,10 +64,13 @@ function forwardServerStream(method: DescMethodServerStreaming, upstream: Upstre
   return async function* (request: MessageShape<DescMessage>, ctx: HandlerContext) {
     upstream.onCall?.(method.name);
     try {
-      const response = await upstream.transport.stream(method, ctx.signal, ctx.timeoutMs(), header(ctx, upstream), once(request));
+      const beats = HEARTBEAT_METHODS.has(method.name);
+      const upstreamHeader = header(ctx, upstream);
+      if (beats) upstreamHeader.set(HEARTBEAT_HEADER, "on");
+      const response = await upstream.transport.stream(method, ctx.signal, ctx.timeoutMs(), upstreamHeader, once(request));
       copyUpstreamMetadata(response.header, ctx.responseHeader);
       ctx.values.get(commitHeadersKey)?.(ctx.responseHeader);
-      yield* response.message;
+      yield* beats ? withoutHeartbeats(response.message) : response.message;
       copyUpstreamMetadata(response.trailer, ctx.responseTrailer);
     } catch (error) {
       throw asClientError(error);
@@ -72,6 +80,10 @@ function forwardServerStream(method: DescMethodServerStreaming, upstream: Upstre
 
 function header(ctx: HandlerContext, upstream: Upstream): Headers {
   return upstreamRequestHeader(ctx.requestHeader, upstream.token);
+}
+
+async function* withoutHeartbeats<T>(messages: AsyncIterable<T>): AsyncIterable<T> {
+  for await (const message of messages) if (!isHeartbeat(message as SessionEvent | ExecuteEvent | ToolCall)) yield message;
 }
 
 async function* once<T>(message: T): AsyncIterable<T> {

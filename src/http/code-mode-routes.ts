@@ -69,17 +69,21 @@ function gatewayService(): ServiceImpl<typeof CodeModeHost> {
     },
     closeSession: (request, context) => forward(context, request.sessionId).closeSession(request, { signal: context.signal }),
     async *subscribeToToolCalls(request, context) {
+      let subscribed = false;
       const calls = forward(context, request.sessionId).subscribeToToolCalls(request, {
         signal: context.signal,
         // The object's headers say the subscription exists: pass them on at once.
         onHeader: (header) => {
           const ready = header.get(SUBSCRIPTION_READY_HEADER);
           if (ready === null) return;
+          subscribed = true;
           context.responseHeader.set(SUBSCRIPTION_READY_HEADER, ready);
           sendHeadersNow(context);
         },
       });
-      if (wantsHeartbeat(context)) yield* forwardWithBeat(calls, { beatMs: HEARTBEAT_MS, onBeat: () => create(ToolCallSchema, {}) });
+      // No beat before the subscription exists: its message would send the headers, the client's readiness signal, too early.
+      const onBeat = () => (subscribed ? create(ToolCallSchema, {}) : undefined);
+      if (wantsHeartbeat(context)) yield* forwardWithBeat(calls, { beatMs: HEARTBEAT_MS, onBeat });
       else yield* calls;
     },
     completeToolCall: (request, context) => forward(context, request.sessionId).completeToolCall(request, { signal: context.signal }),

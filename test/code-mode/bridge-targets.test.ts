@@ -26,8 +26,8 @@ const edgeUrl = inject("codeModeEdgeUrl");
 const edgeToken = inject("codeModeEdgeToken");
 const upstreams: Upstream[] = [
   { name: "the reference host", url: inject("codeModeReferenceUrl"), protocol: "grpc", token: undefined, leaseDropNoticedWithinMs: 5_000 },
-  { name: "byok-edge over Connect", url: edgeUrl, protocol: "connect", token: edgeToken, leaseDropNoticedWithinMs: 20_000 },
-  { name: "byok-edge over gRPC-web", url: edgeUrl, protocol: "grpc-web", token: edgeToken, leaseDropNoticedWithinMs: 20_000 },
+  { name: "byok-edge over Connect", url: edgeUrl, protocol: "connect", token: edgeToken, leaseDropNoticedWithinMs: 8_000 },
+  { name: "byok-edge over gRPC-web", url: edgeUrl, protocol: "grpc-web", token: edgeToken, leaseDropNoticedWithinMs: 8_000 },
 ];
 
 describe.each(upstreams)("the gRPC bridge in front of $name", (upstream) => {
@@ -95,6 +95,42 @@ describe.each(upstreams)("the gRPC bridge in front of $name", (upstream) => {
       const outcome = seen[1]!.event.case === "outcome" ? seen[1]!.event.value : undefined;
       expect(outcome?.outcome.case).toBe("completed");
       expect(outcome?.contentItems.map((item) => (item.item.case === "text" ? item.item.value.text : ""))).toEqual(["via the bridge"]);
+    } finally {
+      lease.abort();
+    }
+  });
+
+  test("never passes a heartbeat to the client, on the lease, an idle subscription or a quiet Execute", async () => {
+    const lease = new AbortController();
+    const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
+    try {
+      const opened = (await withTimeout(events.next(), WAIT_MS, "the opened event")).value;
+      const sessionId = opened?.event.case === "opened" ? opened.event.value.sessionId : "";
+      const leaseSeen: (string | undefined)[] = [];
+      void (async () => {
+        for (let next = await events.next(); !next.done; next = await events.next()) leaseSeen.push(next.value.event.case);
+      })().catch(() => {});
+      const subscribed = deferred();
+      const callsSeen: string[] = [];
+      void (async () => {
+        const calls = client().subscribeToToolCalls({ sessionId }, { signal: lease.signal, onHeader: () => subscribed.resolve() });
+        for await (const call of calls) callsSeen.push(call.invocationId);
+      })().catch(() => {});
+      await withTimeout(subscribed.promise, WAIT_MS, "the subscription's headers");
+      // The cell's own 2.5 s timer: byok-edge beats every second on all three streams meanwhile.
+      const seen: (string | undefined)[] = [];
+      const source = 'await new Promise((resolve) => setTimeout(resolve, 2500)); text("quiet")';
+      const execute = client().execute({ sessionId, executionId: "e-quiet", toolCallId: "call-1", source, yieldTimeMs: 10_000n });
+      await withTimeout(
+        (async () => {
+          for await (const event of execute) seen.push(event.event.case);
+        })(),
+        WAIT_MS,
+        "the Execute stream to end",
+      );
+      expect(seen).toEqual(["started", "outcome"]);
+      expect(callsSeen).toEqual([]);
+      expect(leaseSeen.every((event) => event !== undefined)).toBe(true);
     } finally {
       lease.abort();
     }

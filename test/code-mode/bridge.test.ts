@@ -194,6 +194,55 @@ describe("the gRPC bridge", () => {
     }
   });
 
+  it("asks the upstream for heartbeats on OpenSession, SubscribeToToolCalls and Execute, and never passes one to the client", async () => {
+    // byok-edge's heartbeats: an event-less SessionEvent or ExecuteEvent, a ToolCall without an invocation id.
+    upstream.impl = {
+      openSession: async function* () {
+        yield {};
+        yield { event: { case: "opened", value: { sessionId: SESSION_ID } } };
+        yield {};
+        yield { event: { case: "cellClosed", value: { cellId: "1" } } };
+        yield {};
+      },
+      subscribeToToolCalls: async function* () {
+        yield {};
+        yield { sessionId: SESSION_ID, invocationId: "i-1", sequence: 1n };
+        yield {};
+      },
+      execute: async function* () {
+        yield {};
+        yield { event: { case: "started", value: { cellId: "1" } } };
+        yield {};
+        yield { event: { case: "outcome", value: { cellId: "1" } } };
+        yield {};
+      },
+      cancelWait: () => ({}),
+    };
+    const drain = async <T>(stream: AsyncIterable<T>): Promise<T[]> => {
+      const seen: T[] = [];
+      for await (const message of stream) seen.push(message);
+      return seen;
+    };
+    const events = await withTimeout(drain(client().openSession({}, { timeoutMs: WAIT_MS })), WAIT_MS, "the OpenSession stream");
+    expect(events.map((e) => e.event.case)).toEqual(["opened", "cellClosed"]);
+    const calls = await withTimeout(
+      drain(client().subscribeToToolCalls({ sessionId: SESSION_ID }, { timeoutMs: WAIT_MS })),
+      WAIT_MS,
+      "the SubscribeToToolCalls stream",
+    );
+    expect(calls.map((c) => c.invocationId)).toEqual(["i-1"]);
+    const request = { sessionId: SESSION_ID, executionId: "e-1", toolCallId: "call-1", source: "text(1)" };
+    const executed = await withTimeout(drain(client().execute(request, { timeoutMs: WAIT_MS })), WAIT_MS, "the Execute stream");
+    expect(executed.map((e) => e.event.case)).toEqual(["started", "outcome"]);
+    await client().cancelWait({ sessionId: SESSION_ID, waitId: "w-beat" }, { timeoutMs: WAIT_MS });
+    expect(upstream.calls.map((call) => [call.method, call.header.get("x-byok-heartbeat")])).toEqual([
+      ["OpenSession", "on"],
+      ["SubscribeToToolCalls", "on"],
+      ["Execute", "on"],
+      ["CancelWait", null],
+    ]);
+  });
+
   it("drops the upstream stream when the client drops its stream", async () => {
     const upstreamAborted = deferred();
     upstream.impl = {

@@ -37,7 +37,12 @@ describeTargets(
       const accepted = deferred<"accepted">();
       const stream = client.subscribeToToolCalls(
         { sessionId, toolNames: [] },
-        { signal: caller.signal, onHeader: () => accepted.resolve("accepted") },
+        {
+          signal: caller.signal,
+          onHeader: (header) => {
+            if (target.subscriptionAccepted(header)) accepted.resolve("accepted");
+          },
+        },
       );
       const refused = rpcError(stream[Symbol.asyncIterator]().next(), "SubscribeToToolCalls");
       refused.catch(() => {});

@@ -5,6 +5,7 @@
 // noticed only at the next write, so a client may ask for heartbeats on its server
 // streams: an empty message (an event-less SessionEvent or ExecuteEvent, a ToolCall
 // without an invocation id) every HEARTBEAT_MS, which it skips.
+import type { ExecuteEvent, SessionEvent, ToolCall } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 
 export const LEASE_TTL_MS = 15_000;
 /** How often the worker renews a lease it forwards. */
@@ -14,6 +15,14 @@ export const HEARTBEAT_MS = 1_000;
 
 /** Request header of OpenSession, SubscribeToToolCalls and Execute: "on" asks for heartbeat messages. */
 export const HEARTBEAT_HEADER = "x-byok-heartbeat";
+
+/** The methods (by name) whose streams carry heartbeats when asked. */
+export const HEARTBEAT_METHODS: ReadonlySet<string> = new Set(["OpenSession", "SubscribeToToolCalls", "Execute"]);
+
+/** Whether a message of such a stream is a heartbeat, which the client skips. */
+export function isHeartbeat(message: SessionEvent | ExecuteEvent | ToolCall): boolean {
+  return message.$typeName === "codex.code_mode.v1.ToolCall" ? message.invocationId === "" : message.event.case === undefined;
+}
 
 /**
  * Response header of SubscribeToToolCalls, set once the subscription takes calls.

@@ -91,7 +91,7 @@ function toolkit(target: Target): Scenario {
       return session;
     },
     subscribe: async (session, options) => {
-      const subscription = await ToolSubscription.open(client, session.id, options);
+      const subscription = await ToolSubscription.open(client, session.id, target.subscriptionAccepted, options);
       onTestFinished(() => subscription.close());
       return subscription;
     },

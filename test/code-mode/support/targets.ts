@@ -5,6 +5,8 @@ import { type Client, createClient, type Interceptor, type Transport } from "@co
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { inject } from "vitest";
 import { CodeModeHost } from "../../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { SUBSCRIPTION_READY_HEADER } from "../../../src/codemode/host/lease.ts";
+import { heartbeats } from "./heartbeats.ts";
 
 export type CodeModeClient = Client<typeof CodeModeHost>;
 
@@ -16,10 +18,18 @@ export type CodeModeClient = Client<typeof CodeModeHost>;
 interface PlatformDifferences {
   /**
    * How long a dropped lease may take to retire its session. The reference
-   * notices the closed HTTP/2 stream at once; a Durable Object learns it from
-   * the request signal or, failing that, the lease's heartbeat TTL (≤ 15 s).
+   * notices the closed HTTP/2 stream at once; under `wrangler dev` byok-edge
+   * notices it at the second heartbeat after the drop (~2 s; the suite asks for
+   * heartbeats), with room for a loaded machine.
    */
   leaseDropNoticedWithinMs: number;
+  /**
+   * Whether a unary Wait whose caller went away stops observing its cell at
+   * once. The reference sees the HTTP/2 stream reset; under `wrangler dev`
+   * workerd notices a client gone from a pending unary call only when it
+   * writes the answer, so the abandoned Wait observes until its yield time ends.
+   */
+  droppedWaitNoticed: boolean;
   /**
    * Whether `eval` and `new Function` work in a cell. The reference's V8
    * allows them; workerd never generates code from strings, so on a Worker
@@ -34,10 +44,16 @@ export interface Target {
   skipped?: string;
   client: CodeModeClient;
   differences: PlatformDifferences;
+  /**
+   * Whether SubscribeToToolCalls' response headers say the subscription takes calls.
+   * Native gRPC refuses trailers-only, so any headers do; Connect and gRPC-web send
+   * headers before an error too, so byok-edge marks an accepted one.
+   */
+  subscriptionAccepted(header: Headers): boolean;
 }
 
-const REFERENCE: PlatformDifferences = { leaseDropNoticedWithinMs: 5_000, codeFromStrings: true };
-const BYOK_EDGE: PlatformDifferences = { leaseDropNoticedWithinMs: 20_000, codeFromStrings: false };
+const REFERENCE: PlatformDifferences = { leaseDropNoticedWithinMs: 5_000, droppedWaitNoticed: true, codeFromStrings: true };
+const BYOK_EDGE: PlatformDifferences = { leaseDropNoticedWithinMs: 8_000, droppedWaitNoticed: false, codeFromStrings: false };
 
 function bearer(token: string): Interceptor {
   return (next) => (request) => {
@@ -46,11 +62,21 @@ function bearer(token: string): Interceptor {
   };
 }
 
-function target(name: string, baseUrl: string, differences: PlatformDifferences, transport: (baseUrl: string) => Transport): Target {
+function target(
+  name: string,
+  baseUrl: string,
+  differences: PlatformDifferences,
+  transport: (baseUrl: string) => Transport,
+  subscriptionAccepted: (header: Headers) => boolean,
+): Target {
   // A skipped target still gets a client (never called), so scenarios need no guards.
   const url = baseUrl || "http://127.0.0.1:9";
-  return { name, skipped: baseUrl ? undefined : "not started", client: createClient(CodeModeHost, transport(url)), differences };
+  const client = createClient(CodeModeHost, transport(url));
+  return { name, skipped: baseUrl ? undefined : "not started", client, differences, subscriptionAccepted };
 }
+
+const anyHeaders = () => true;
+const readyHeader = (header: Headers) => header.has(SUBSCRIPTION_READY_HEADER);
 
 let targets: Target[] | undefined;
 
@@ -59,14 +85,22 @@ export function codeModeTargets(): Target[] {
   if (targets) return targets;
   const referenceUrl = inject("codeModeReferenceUrl");
   const edgeUrl = inject("codeModeEdgeUrl");
-  const interceptors = [bearer(inject("codeModeEdgeToken"))];
+  const interceptors = [heartbeats, bearer(inject("codeModeEdgeToken"))];
   targets = [
-    target("reference", referenceUrl, REFERENCE, (baseUrl) => createGrpcTransport({ baseUrl })),
-    target("byok-edge", edgeUrl, BYOK_EDGE, (baseUrl) =>
-      createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors }),
+    target("reference", referenceUrl, REFERENCE, (baseUrl) => createGrpcTransport({ baseUrl, interceptors: [heartbeats] }), anyHeaders),
+    target(
+      "byok-edge",
+      edgeUrl,
+      BYOK_EDGE,
+      (baseUrl) => createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors }),
+      readyHeader,
     ),
-    target("byok-edge over gRPC-web", edgeUrl, BYOK_EDGE, (baseUrl) =>
-      createGrpcWebTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors }),
+    target(
+      "byok-edge over gRPC-web",
+      edgeUrl,
+      BYOK_EDGE,
+      (baseUrl) => createGrpcWebTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors }),
+      readyHeader,
     ),
   ];
   return targets;

@@ -81,7 +81,7 @@ export class ToolSubscription {
     readonly client: CodeModeClient,
     readonly sessionId: string,
     options: SubscribeOptions,
-    headers: () => void,
+    headers: (header: Headers) => void,
   ) {
     const handler = options.handler ?? tools.echo;
     const stream = client.subscribeToToolCalls(
@@ -111,10 +111,17 @@ export class ToolSubscription {
     await this.complete(call, reply).catch(() => {}); // the cell may be gone; its scenario checks what matters
   }
 
-  /** Subscribes and resolves once the host has registered the subscription. */
-  static async open(client: CodeModeClient, sessionId: string, options: SubscribeOptions = {}): Promise<ToolSubscription> {
+  /** Subscribes and resolves once the host has registered the subscription (its headers say so: `accepted`). */
+  static async open(
+    client: CodeModeClient,
+    sessionId: string,
+    accepted: (header: Headers) => boolean,
+    options: SubscribeOptions = {},
+  ): Promise<ToolSubscription> {
     const ready = deferred<void>();
-    const subscription = new ToolSubscription(client, sessionId, options, () => ready.resolve());
+    const subscription = new ToolSubscription(client, sessionId, options, (header) => {
+      if (accepted(header)) ready.resolve();
+    });
     void subscription.ended.then(({ error }) => ready.reject(error ?? new Error("the subscription ended before its headers")));
     await bounded(ready.promise, "the subscription's response headers");
     return subscription;

@@ -10,6 +10,7 @@ import {
   DELEGATE_CANCELLED,
   RUNTIME_ENDED,
   SessionClosedError,
+  storeFailedMessage,
   WaitCancelledError,
 } from "./errors.ts";
 import { Observer, type ObserverHooks, type ObserverSignals } from "./observer.ts";
@@ -81,18 +82,19 @@ export class Cell {
         .then((text) => this.#onResult({ kind: "completed", writes: {}, errorText: text ?? analysis.fallbackText }));
       return;
     }
-    const launch = {
-      cellId: this.cellId,
-      moduleText: analysis.text,
-      tools: request.enabledTools.map((tool) => ({ name: toolIdentifier(tool.name), description: tool.description })),
-      snapshot: this.#options.values.snapshot(),
-    };
     const callbacks: CellCallbacks = {
       started: () => this.#onStarted(),
       events: (events) => this.#onEvents(events),
       callTool: (index, inputJson) => this.#callTool(index, inputJson),
     };
     try {
+      // Inside the try: a snapshot that cannot be read must end the cell, not leave it live.
+      const launch = {
+        cellId: this.cellId,
+        moduleText: analysis.text,
+        tools: request.enabledTools.map((tool) => ({ name: toolIdentifier(tool.name), description: tool.description })),
+        snapshot: this.#options.values.snapshot(),
+      };
       this.#running = runner.start(launch, callbacks);
     } catch (error) {
       this.#onStarted();
@@ -224,8 +226,8 @@ export class Cell {
     this.#cancelToolCalls();
     let response: RuntimeResponse;
     if (result.kind === "completed") {
-      if (Object.keys(result.writes).length > 0) this.#options.values.commit(result.writes);
-      response = { kind: "completed", cellId: this.cellId, items: this.#drain(), ...errorField(result.errorText) };
+      const errorText = joinErrors(result.errorText, this.#commit(result.writes));
+      response = { kind: "completed", cellId: this.cellId, items: this.#drain(), ...errorField(errorText) };
     } else if (result.kind === "limit-exceeded") {
       response = { kind: "terminated", cellId: this.cellId, items: this.#drain() };
     } else {
@@ -237,6 +239,17 @@ export class Cell {
       this.#close();
     } else {
       this.#state = { phase: "finished", response };
+    }
+  }
+
+  /** Commits a completed cell's writes; a failure is the cell's error (never a cell left live). */
+  #commit(writes: Record<string, unknown>): string | undefined {
+    if (Object.keys(writes).length === 0) return undefined;
+    try {
+      this.#options.values.commit(writes);
+      return undefined;
+    } catch (error) {
+      return storeFailedMessage(rejectionMessage(error));
     }
   }
 
@@ -287,6 +300,12 @@ export class Cell {
 
 function errorField(errorText: string | undefined): { errorText?: string } {
   return errorText === undefined ? {} : { errorText };
+}
+
+/** The cell's own error first, then the commit's. */
+function joinErrors(cellError: string | undefined, commitError: string | undefined): string | undefined {
+  if (commitError === undefined) return cellError;
+  return cellError === undefined ? commitError : `${cellError}\n${commitError}`;
 }
 
 function rejectionMessage(error: unknown): string {

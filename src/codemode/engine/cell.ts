@@ -291,6 +291,8 @@ export class Cell {
     if (this.#state.phase === "closed") return;
     this.#state = { phase: "closed" };
     this.#markStarted();
+    // Nobody waits for a closed cell's notifications: the host lets go of their acks.
+    this.#notifications.abort();
     try {
       this.#options.delegate.cellClosed(this.cellId);
     } catch {}

@@ -76,10 +76,15 @@ export class Cell {
     }
     if (analysis.kind === "syntax-error") {
       this.#onStarted();
+      // V8's message comes from a probe isolate: it counts against the session's isolates too.
+      this.#options.onIsolate(this, true);
       runner
         .syntaxError(request.source)
         .catch(() => undefined)
-        .then((text) => this.#onResult({ kind: "completed", writes: {}, errorText: text ?? analysis.fallbackText }));
+        .then((text) => {
+          this.#options.onIsolate(this, false);
+          this.#onResult({ kind: "completed", writes: {}, errorText: text ?? analysis.fallbackText });
+        });
       return;
     }
     const callbacks: CellCallbacks = {

@@ -1,9 +1,11 @@
 import journal from "./meta/_journal.json";
 import m0000 from "./0000_init.sql";
+import m0001 from "./0001_chunked_values.sql";
 
 export default {
   journal,
   migrations: {
     m0000,
+    m0001,
   },
 };

@@ -15,11 +15,6 @@ import type { AppEnv } from "../env.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
 import { CodeModeStore } from "../store/code-mode/session-store.ts";
 
-/** Scoped by principal like conversations (src/durable/names.ts): another principal cannot address the session. */
-export function codeModeSessionName(principal: string, sessionId: string): string {
-  return `code-mode:${principal.length}:${principal}:${sessionId}`;
-}
-
 export class CodeModeSessionObject extends DurableObject<AppEnv> {
   readonly #store: CodeModeStore;
   readonly #directory: SessionDirectory;
@@ -43,7 +38,12 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
     this.#directory = new SessionDirectory({
       store: this.#store,
       runner: new LoaderCellRunner(env.LOADER),
-      scheduleAlarm: (atMs) => void ctx.storage.setAlarm(atMs),
+      scheduleAlarm: (atMs) => {
+        // Not awaited (the directory's calls are synchronous); a failure must not be an unhandled rejection.
+        ctx.storage.setAlarm(atMs).catch((err: unknown) => {
+          console.error("byok-edge: a code-mode lease alarm could not be set:", errorKind(err));
+        });
+      },
     });
     this.#serve = codeModeFetchHandler(sessionService(this.#directory), { grpcWeb: false });
   }

@@ -1,5 +1,5 @@
 // Object names are scoped by principal, so one principal can never address
-// another's router or conversation, whatever ids the client sends.
+// another's router, conversation or code-mode session, whatever ids the client sends.
 
 export function routerName(principal: string): string {
   return `router:${principal.length}:${principal}`;
@@ -17,4 +17,9 @@ export function userLimiterName(userId: string): string {
 /** The one object that holds a team's monthly token counter (docs/hosting.md#limits). */
 export function teamBudgetName(teamId: string): string {
   return `budget:${teamId.length}:${teamId}`;
+}
+
+/** One object per code-mode session (docs/code-mode.md#service). */
+export function codeModeSessionName(principal: string, sessionId: string): string {
+  return `code-mode:${principal.length}:${principal}:${sessionId}`;
 }

@@ -22,7 +22,7 @@ import { type CodeModeFetchHandler, codeModeFetchHandler } from "../codemode/hos
 import { requireUuid } from "../codemode/host/ids.ts";
 import { forwardWithBeat, HEARTBEAT_HEADER, HEARTBEAT_MS, LEASE_RENEW_MS, SUBSCRIPTION_READY_HEADER } from "../codemode/host/lease.ts";
 import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../codemode/host/session-service.ts";
-import { codeModeSessionName } from "../durable/code-mode-session-object.ts";
+import { codeModeSessionName } from "../durable/names.ts";
 import type { AppEnv } from "../env.ts";
 import { CodeModeHost, ExecuteEventSchema, SessionEventSchema, ToolCallSchema } from "../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { AppError } from "../proto/connect/error.ts";

@@ -327,6 +327,21 @@ describe("session limits", () => {
     expect(session.runningCells).toBe(0);
   });
 
+  it("count the isolate that finds a syntax error's message against the 10 until it returns", async () => {
+    const session = newSession();
+    const delegate = new RecordingDelegate();
+    for (let i = 1; i <= 9; i++) {
+      const started = session.execute(request(HANG, { yieldTimeMs: 1 }), delegate);
+      await withTimeout(started.initialResponse, T, `cell ${i}`);
+    }
+    const probed = session.execute(request("let x = ;"), delegate);
+    expect(session.runningCells).toBe(10);
+    expect(() => session.execute(request(`text("x")`), delegate)).toThrow(CellLimitError);
+    expect(await withTimeout(probed.initialResponse, T, "the syntax error")).toMatchObject({ kind: "completed", cellId: "10" });
+    expect(session.runningCells).toBe(9);
+    await session.shutdown();
+  });
+
   it("prefix cell ids with the generation after a restart", async () => {
     const session = newSession({}, new MemoryValues(), "g2:");
     const started = session.execute(request(`text("x")`), new RecordingDelegate());

@@ -4,7 +4,9 @@
 import { create } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
 import { Code } from "@connectrpc/connect";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { codeModeSessionName } from "../../src/durable/names.ts";
 import { OpenSessionRequestSchema, ToolKind } from "../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { codeModeClient, collect, failure, openLease, subscribe } from "../support/code-mode-host.ts";
 
@@ -186,6 +188,25 @@ describe("cells through CodeModeHost", () => {
       code: Code.InvalidArgument,
       message: "code-mode notification ID must be a UUID",
     });
+    await client.closeSession({ sessionId: lease.sessionId });
+  });
+
+  it("keeps stored values larger than a storage row, multi-byte text included, for the session's next cells", async () => {
+    const client = codeModeClient();
+    const lease = await openLease(client);
+    const run = (executionId: string, source: string) =>
+      collect(client.execute({ sessionId: lease.sessionId, executionId, toolCallId: "c", source, yieldTimeMs: 20_000n }));
+    const stored = await run("e1", `store("ascii", "x".repeat(3e6)); store("emoji", "\u{1F600}".repeat(1e6)); text("stored")`);
+    expect(stored[1]).toMatchObject({ case: "outcome", value: { outcome: { case: "completed", value: {} } } });
+    const loaded = await run("e2", `text(String(load("ascii") === "x".repeat(3e6) && load("emoji") === "\u{1F600}".repeat(1e6)))`);
+    expect(loaded[1]).toMatchObject({ case: "outcome", value: { contentItems: [{ item: { case: "text", value: { text: "true" } } }] } });
+    // Local SQLite takes any row; production's holds at most 2 MB, so no row may be larger.
+    const object = env.CODE_MODE.getByName(codeModeSessionName("local", lease.sessionId));
+    const largestRow = await runInDurableObject(object, (_instance, state) =>
+      state.storage.sql.exec<{ bytes: number }>("SELECT max(length(CAST(value_json AS BLOB))) AS bytes FROM code_mode_values").one(),
+    );
+    expect(largestRow.bytes).toBeGreaterThan(1_000_000);
+    expect(largestRow.bytes).toBeLessThan(2_000_000);
     await client.closeSession({ sessionId: lease.sessionId });
   });
 });

@@ -5,7 +5,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { codeModeSessionName } from "../../src/durable/code-mode-session-object.ts";
+import { codeModeSessionName } from "../../src/durable/names.ts";
 import { createTeam, member } from "../support/admin-client.ts";
 import { type CodeModeClient, codeModeClient, openLease } from "../support/code-mode-host.ts";
 import { withTimeout } from "../support/deferred.ts";

@@ -5,7 +5,7 @@
 import { Code } from "@connectrpc/connect";
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { codeModeSessionName } from "../../src/durable/code-mode-session-object.ts";
+import { codeModeSessionName } from "../../src/durable/names.ts";
 import { ToolKind } from "../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { codeModeClient, collect, failure, openLease, subscribe } from "../support/code-mode-host.ts";
 import { deferred, withTimeout } from "../support/deferred.ts";

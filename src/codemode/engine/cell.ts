@@ -10,6 +10,7 @@ import {
   DELEGATE_CANCELLED,
   RUNTIME_ENDED,
   SessionClosedError,
+  storeFailedMessage,
   WaitCancelledError,
 } from "./errors.ts";
 import { Observer, type ObserverHooks, type ObserverSignals } from "./observer.ts";
@@ -75,24 +76,30 @@ export class Cell {
     }
     if (analysis.kind === "syntax-error") {
       this.#onStarted();
+      // V8's message comes from a probe isolate: it counts against the session's isolates too.
+      this.#options.onIsolate(this, true);
       runner
         .syntaxError(request.source)
         .catch(() => undefined)
-        .then((text) => this.#onResult({ kind: "completed", writes: {}, errorText: text ?? analysis.fallbackText }));
+        .then((text) => {
+          this.#options.onIsolate(this, false);
+          this.#onResult({ kind: "completed", writes: {}, errorText: text ?? analysis.fallbackText });
+        });
       return;
     }
-    const launch = {
-      cellId: this.cellId,
-      moduleText: analysis.text,
-      tools: request.enabledTools.map((tool) => ({ name: toolIdentifier(tool.name), description: tool.description })),
-      snapshot: this.#options.values.snapshot(),
-    };
     const callbacks: CellCallbacks = {
       started: () => this.#onStarted(),
       events: (events) => this.#onEvents(events),
       callTool: (index, inputJson) => this.#callTool(index, inputJson),
     };
     try {
+      // Inside the try: a snapshot that cannot be read must end the cell, not leave it live.
+      const launch = {
+        cellId: this.cellId,
+        moduleText: analysis.text,
+        tools: request.enabledTools.map((tool) => ({ name: toolIdentifier(tool.name), description: tool.description })),
+        snapshot: this.#options.values.snapshot(),
+      };
       this.#running = runner.start(launch, callbacks);
     } catch (error) {
       this.#onStarted();
@@ -224,8 +231,8 @@ export class Cell {
     this.#cancelToolCalls();
     let response: RuntimeResponse;
     if (result.kind === "completed") {
-      if (Object.keys(result.writes).length > 0) this.#options.values.commit(result.writes);
-      response = { kind: "completed", cellId: this.cellId, items: this.#drain(), ...errorField(result.errorText) };
+      const errorText = joinErrors(result.errorText, this.#commit(result.writes));
+      response = { kind: "completed", cellId: this.cellId, items: this.#drain(), ...errorField(errorText) };
     } else if (result.kind === "limit-exceeded") {
       response = { kind: "terminated", cellId: this.cellId, items: this.#drain() };
     } else {
@@ -237,6 +244,17 @@ export class Cell {
       this.#close();
     } else {
       this.#state = { phase: "finished", response };
+    }
+  }
+
+  /** Commits a completed cell's writes; a failure is the cell's error (never a cell left live). */
+  #commit(writes: Record<string, unknown>): string | undefined {
+    if (Object.keys(writes).length === 0) return undefined;
+    try {
+      this.#options.values.commit(writes);
+      return undefined;
+    } catch (error) {
+      return storeFailedMessage(rejectionMessage(error));
     }
   }
 
@@ -278,6 +296,8 @@ export class Cell {
     if (this.#state.phase === "closed") return;
     this.#state = { phase: "closed" };
     this.#markStarted();
+    // Nobody waits for a closed cell's notifications: the host lets go of their acks.
+    this.#notifications.abort();
     try {
       this.#options.delegate.cellClosed(this.cellId);
     } catch {}
@@ -287,6 +307,12 @@ export class Cell {
 
 function errorField(errorText: string | undefined): { errorText?: string } {
   return errorText === undefined ? {} : { errorText };
+}
+
+/** The cell's own error first, then the commit's. */
+function joinErrors(cellError: string | undefined, commitError: string | undefined): string | undefined {
+  if (commitError === undefined) return cellError;
+  return cellError === undefined ? commitError : `${cellError}\n${commitError}`;
 }
 
 function rejectionMessage(error: unknown): string {

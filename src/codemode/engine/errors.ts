@@ -50,6 +50,11 @@ export function tooManyCellsMessage(): string {
   return `code mode session already runs ${MAX_RUNNING_CELLS} cells; wait for or terminate one first`;
 }
 
+/** A completed cell whose stored-value writes could not be kept (none of them were). */
+export function storeFailedMessage(reason: string): string {
+  return `Unable to store the cell's values: ${reason}`;
+}
+
 /** What a cell's pending tool call rejects with when the cell stops first. */
 export const DELEGATE_CANCELLED = "code mode delegate request cancelled";
 

@@ -6,6 +6,7 @@ export class PendingNotifications {
 
   /** Resolves when the client acknowledges it, the cell no longer cares (signal) or the session ends. */
   wait(notificationId: string, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const done = () => {
         this.#pending.delete(notificationId);
@@ -19,6 +20,11 @@ export class PendingNotifications {
 
   acknowledge(notificationId: string): void {
     this.#pending.get(notificationId)?.();
+  }
+
+  /** Notifications still awaiting their ack. */
+  get size(): number {
+    return this.#pending.size;
   }
 
   releaseAll(): void {

@@ -21,13 +21,17 @@ export const codeModeSessions = sqliteTable("code_mode_sessions", {
   closedAtMs: integer("closed_at_ms"),
 });
 
-/** The session's stored values (store/load), committed when a cell completes. */
+/**
+ * The session's stored values (store/load), committed when a cell completes. A value's
+ * JSON is kept in chunks, 0, 1, …: a row holds at most 2 MB, and Codex keeps any size.
+ */
 export const codeModeValues = sqliteTable(
   "code_mode_values",
   {
     sessionId: text("session_id").notNull(),
     key: text("key").notNull(),
+    chunk: integer("chunk").notNull().default(0),
     valueJson: text("value_json").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.sessionId, table.key] })],
+  (table) => [primaryKey({ columns: [table.sessionId, table.key, table.chunk] })],
 );

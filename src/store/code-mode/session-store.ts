@@ -1,5 +1,5 @@
 // The only code that touches a code-mode session object's SQLite; queries named by intent.
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { codeModeSessions, codeModeValues } from "./schema.ts";
 
@@ -85,8 +85,19 @@ export class CodeModeStore {
   }
 
   values(sessionId: string): Record<string, unknown> {
-    const rows = this.db.select().from(codeModeValues).where(eq(codeModeValues.sessionId, sessionId)).all();
-    return Object.fromEntries(rows.map((row) => [row.key, JSON.parse(row.valueJson)]));
+    const rows = this.db
+      .select()
+      .from(codeModeValues)
+      .where(eq(codeModeValues.sessionId, sessionId))
+      .orderBy(asc(codeModeValues.key), asc(codeModeValues.chunk))
+      .all();
+    const json = new Map<string, string[]>();
+    for (const row of rows) {
+      const chunks = json.get(row.key);
+      if (chunks) chunks.push(row.valueJson);
+      else json.set(row.key, [row.valueJson]);
+    }
+    return Object.fromEntries([...json].map(([key, chunks]) => [key, JSON.parse(chunks.join(""))]));
   }
 
   /** One transaction: a cell's writes land together or not at all. */
@@ -95,12 +106,32 @@ export class CodeModeStore {
     if (entries.length === 0) return;
     this.db.transaction((tx) => {
       for (const [key, value] of entries) {
-        const valueJson = JSON.stringify(value);
-        tx.insert(codeModeValues)
-          .values({ sessionId, key, valueJson })
-          .onConflictDoUpdate({ target: [codeModeValues.sessionId, codeModeValues.key], set: { valueJson } })
+        tx.delete(codeModeValues)
+          .where(and(eq(codeModeValues.sessionId, sessionId), eq(codeModeValues.key, key)))
           .run();
+        const chunks = jsonChunks(JSON.stringify(value));
+        for (const [chunk, valueJson] of chunks.entries()) tx.insert(codeModeValues).values({ sessionId, key, chunk, valueJson }).run();
       }
     });
   }
+}
+
+/**
+ * At most this many UTF-16 code units per row: at most 3 UTF-8 bytes each, so a chunk
+ * stays under the 2 MB a Durable Object's SQLite row may hold.
+ */
+const CHUNK_CODE_UNITS = 600_000;
+
+/** A value's JSON in chunks, never cut inside a surrogate pair (the halves would not survive UTF-8). */
+function jsonChunks(json: string): string[] {
+  const chunks: string[] = [];
+  let start = 0;
+  while (start < json.length) {
+    let end = Math.min(start + CHUNK_CODE_UNITS, json.length);
+    const last = json.charCodeAt(end - 1);
+    if (end < json.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    chunks.push(json.slice(start, end));
+    start = end;
+  }
+  return chunks;
 }

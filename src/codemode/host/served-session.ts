@@ -124,7 +124,7 @@ export class ServedSession {
     this.#options.onCell?.(cell.cellId);
     let delivered = false;
     try {
-      if ((await untilAborted(cell.started, signal)) === ABORTED) return;
+      // The cell id is known now; the reference answers `started` at once too, before its isolate runs.
       yield create(ExecuteEventSchema, { event: { case: "started", value: { executionId: request.executionId, cellId: cell.cellId } } });
       const response = await untilAborted(cell.initialResponse, signal);
       if (response === ABORTED) return;

@@ -11,7 +11,7 @@ function byteLength(text: string): number {
   return encoder.encode(text).byteLength;
 }
 
-/** Tokens of a text: its bytes divided by 4, rounded up. */
+/** @internal Exported for its unit test. Tokens of a text: its bytes divided by 4, rounded up. */
 export function approxTokenCount(text: string): number {
   return Math.ceil(byteLength(text) / BYTES_PER_TOKEN);
 }
@@ -24,7 +24,8 @@ function lineCount(text: string): number {
   return lines.length;
 }
 
-/**
+/** @internal Exported for its unit test.
+ *
  * Keeps about `maxTokens` of `text`: half the byte budget from the start, half from the end,
  * on character boundaries, with the marker in between.
  */
@@ -61,7 +62,7 @@ function marker(tokens: number): string {
   return `…${tokens} tokens truncated…`;
 }
 
-/** A text over budget, cut, under the warning Codex puts on it. */
+/** @internal Exported for its unit test. A text over budget, cut, under the warning Codex puts on it. */
 export function formattedTruncate(text: string, maxTokens: number): string {
   if (byteLength(text) <= maxTokens * BYTES_PER_TOKEN) return text;
   return `Warning: truncated output (original token count: ${approxTokenCount(text)})\nTotal output lines: ${lineCount(text)}\n\n${truncateMiddle(text, maxTokens)}`;

@@ -23,6 +23,8 @@ import { startReferenceHost } from "../test/code-mode/support/reference-host.ts"
 type HostClient = Client<typeof CodeModeHost>;
 
 interface CodeModeFigures {
+  /** A unary Wait on a cell that does not exist: the transport alone, for comparison. */
+  bareCall: number[];
   cellStart: number[];
   firstOutput: number[];
   toolRoundTrip: number[];
@@ -96,10 +98,13 @@ async function measureHost(transport: Transport, runs: number): Promise<CodeMode
   const client = createClient(CodeModeHost, transport);
   const loop = `for (let i = 0; i < ${CALLS_PER_CELL}; i++) await tools.echo({ i }); text("done");`;
   return withSession(client, async (sessionId) => {
-    const figures: CodeModeFigures = { cellStart: [], firstOutput: [], toolRoundTrip: [] };
+    const figures: CodeModeFigures = { bareCall: [], cellStart: [], firstOutput: [], toolRoundTrip: [] };
     await execute(client, sessionId, `text("x")`);
     await execute(client, sessionId, loop);
     for (let r = 0; r < runs; r++) {
+      const t0 = performance.now();
+      await client.wait({ sessionId, cellId: "missing", waitId: randomUUID(), yieldTimeMs: 1n });
+      figures.bareCall.push(performance.now() - t0);
       const plain = await execute(client, sessionId, `text("x")`);
       figures.cellStart.push(plain.started);
       figures.firstOutput.push(plain.outcome);
@@ -138,6 +143,7 @@ export async function codeModeReport(baseUrl: string, token: string, runs: numbe
     const edge = await measureHost(byokTransport(baseUrl, token), runs);
     const ref = reference ? await measureHost(reference.transport, runs) : undefined;
     const rows: [string, keyof CodeModeFigures][] = [
+      ["(e') bare unary call: Wait on a missing cell, median", "bareCall"],
       ["(f) cell start: Execute → started, median", "cellStart"],
       ['(g) first output: Execute → outcome with text("x"), median', "firstOutput"],
       ["(h) tool round trip from inside a cell, median", "toolRoundTrip"],

@@ -15,7 +15,7 @@ const SUMMARY_MAX_CHARS = 240;
 /** Deeper schemas are declared as `unknown` below this depth: enough for tool arguments. */
 const MAX_DEPTH = 4;
 
-/** A tool name as a JavaScript identifier, by Codex's rule: every other character becomes `_`. */
+/** @internal A tool name as a JavaScript identifier, by Codex's rule: every other character becomes `_`. */
 export function normalizeIdentifier(name: string): string {
   let out = "";
   for (const [index, char] of [...name].entries()) {

@@ -37,7 +37,7 @@ function scriptStatus(response: RuntimeResponse): string {
   }
 }
 
-/** Seconds rounded to a tenth, always with one decimal ("0.0", "12.3"). */
+/** @internal Seconds rounded to a tenth, always with one decimal ("0.0", "12.3"). */
 export function wallTimeSeconds(ms: number): string {
   return (Math.round(Math.max(0, ms) / 100) / 10).toFixed(1);
 }

@@ -11,7 +11,7 @@ function byteLength(text: string): number {
   return encoder.encode(text).byteLength;
 }
 
-/** Tokens of a text: its bytes divided by 4, rounded up. */
+/** @internal Tokens of a text: its bytes divided by 4, rounded up. */
 export function approxTokenCount(text: string): number {
   return Math.ceil(byteLength(text) / BYTES_PER_TOKEN);
 }
@@ -25,7 +25,7 @@ function lineCount(text: string): number {
 }
 
 /**
- * Keeps about `maxTokens` of `text`: half the byte budget from the start, half from the end,
+ * @internal Keeps about `maxTokens` of `text`: half the byte budget from the start, half from the end,
  * on character boundaries, with the marker in between.
  */
 export function truncateMiddle(text: string, maxTokens: number): string {
@@ -61,7 +61,7 @@ function marker(tokens: number): string {
   return `…${tokens} tokens truncated…`;
 }
 
-/** A text over budget, cut, under the warning Codex puts on it. */
+/** @internal A text over budget, cut, under the warning Codex puts on it. */
 export function formattedTruncate(text: string, maxTokens: number): string {
   if (byteLength(text) <= maxTokens * BYTES_PER_TOKEN) return text;
   return `Warning: truncated output (original token count: ${approxTokenCount(text)})\nTotal output lines: ${lineCount(text)}\n\n${truncateMiddle(text, maxTokens)}`;

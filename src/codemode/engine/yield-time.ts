@@ -3,6 +3,7 @@
 // clamp bounds explicit Waits too. Observed on the reference: 9 999 → 9.999 s,
 // 10 000 → 11 s, no value → 11 s, max_yield_time_ms 0 → at once.
 
+/** @internal A Wait or Execute without yield_time_ms (unit-tested). */
 export const DEFAULT_YIELD_TIME_MS = 10_000;
 const GRACE_FROM_MS = 10_000;
 const GRACE_MS = 1_000;

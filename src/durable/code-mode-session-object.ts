@@ -1,7 +1,9 @@
 // One Durable Object per code-mode session, named by principal and session id
-// (docs/code-mode.md#service). Thin: it opens storage, applies migrations, and
-// serves CodeModeHost over Connect to the worker; the session lives in
-// src/codemode/host, its cells in src/codemode/engine.
+// (src/durable/names.ts, docs/code-mode.md#service). Thin: it owns the storage's
+// life and serves CodeModeHost over Connect to the worker; the session lives in
+// src/codemode/host, its cells in src/codemode/engine. Storage exists only while the
+// session is open: a session never outlives the object's life (its lease stream dies
+// with it), so whatever an earlier life left, and a retired session, is deleted.
 import { createContextValues } from "@connectrpc/connect";
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
@@ -19,6 +21,8 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
   readonly #store: CodeModeStore;
   readonly #directory: SessionDirectory;
   readonly #serve: CodeModeFetchHandler;
+  /** The store's tables exist (made by OpenSession, gone with the storage). */
+  #migrated = false;
   #initError: unknown;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
@@ -27,9 +31,8 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
     void ctx.blockConcurrencyWhile(async () => {
       // Errors are kept, not thrown: a throw here would break the input gate.
       try {
-        await migrate(this.#store.db, migrations);
-        // A session open in an earlier life lost its lease stream with it; the client opens a new one.
-        this.#store.closeOpenSessions();
+        // An earlier life's session lost its lease stream with it: nothing in storage can be reached.
+        if (this.#hasTables()) await this.#clearStorage();
       } catch (err) {
         this.#initError = err;
         console.error("byok-edge: code-mode storage failed to open:", errorKind(err));
@@ -44,6 +47,12 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
           console.error("byok-edge: a code-mode lease alarm could not be set:", errorKind(err));
         });
       },
+      prepareStorage: async () => {
+        if (this.#migrated) return;
+        await migrate(this.#store.db, migrations);
+        this.#migrated = true;
+      },
+      clearStorage: () => this.#clearStorage(),
     });
     this.#serve = codeModeFetchHandler(sessionService(this.#directory), { grpcWeb: false });
   }
@@ -64,6 +73,18 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
   override async alarm(): Promise<void> {
     this.#ready();
     await this.#directory.expireLeases();
+  }
+
+  #hasTables(): boolean {
+    return (
+      this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'code_mode_sessions'").toArray().length > 0
+    );
+  }
+
+  async #clearStorage(): Promise<void> {
+    this.#migrated = false;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
   }
 
   /** Checked on every call, outside blockConcurrencyWhile (a throw inside it would break the input gate). */

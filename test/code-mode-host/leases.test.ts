@@ -7,7 +7,7 @@ import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject 
 import { describe, expect, it } from "vitest";
 import { codeModeSessionName } from "../../src/durable/names.ts";
 import { createTeam, member } from "../support/admin-client.ts";
-import { type CodeModeClient, codeModeClient, openLease } from "../support/code-mode-host.ts";
+import { type CodeModeClient, codeModeClient, collect, openLease } from "../support/code-mode-host.ts";
 import { withTimeout } from "../support/deferred.ts";
 
 /** The lease TTL of docs/code-mode.md#leases. */
@@ -27,6 +27,19 @@ function sessionRow(sessionId: string) {
       .one(),
   );
 }
+
+/** What the object keeps: its tables (the platform's own, `_cf_…`, aside) and its alarm. */
+function objectStorage(sessionId: string) {
+  return runInDurableObject(sessionObject(sessionId), async (_instance, state) => ({
+    tables: state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'")
+      .toArray()
+      .map((row) => row.name),
+    alarm: await state.storage.getAlarm(),
+  }));
+}
+
+const EMPTY = { tables: [], alarm: null };
 
 /** A call on the session: OK while it is open. */
 function probe(client: CodeModeClient, sessionId: string) {
@@ -67,7 +80,7 @@ describe("code-mode leases", () => {
       code: Code.NotFound,
       message: `unknown code-mode session ${lease.sessionId}`,
     });
-    expect((await sessionRow(lease.sessionId)).state).toBe("closed");
+    expect(await objectStorage(lease.sessionId)).toEqual(EMPTY);
   });
 
   it("retires a session whose lease was not renewed for the TTL when the alarm runs", async () => {
@@ -85,7 +98,7 @@ describe("code-mode leases", () => {
       code: Code.NotFound,
       message: `unknown code-mode session ${lease.sessionId}`,
     });
-    expect((await sessionRow(lease.sessionId)).state).toBe("closed");
+    expect(await objectStorage(lease.sessionId)).toEqual(EMPTY);
   });
 
   it("keeps a renewed lease through the alarm, which arms itself for the renewed expiry", async () => {
@@ -103,6 +116,31 @@ describe("code-mode leases", () => {
     expect(await sessionObject(lease.sessionId).renewLease(lease.sessionId)).toBe(false);
   });
 
+  it("deletes a closed session's storage and alarm, and goes on answering not_found for it", async () => {
+    const client = codeModeClient();
+    const lease = await openLease(client);
+    const { sessionId } = lease;
+    await collect(client.execute({ sessionId, executionId: "e1", toolCallId: "c", source: 'store("k", "v")', yieldTimeMs: 5_000n }));
+    expect((await objectStorage(sessionId)).tables).toContain("code_mode_values");
+    await client.closeSession({ sessionId });
+    expect(await objectStorage(sessionId)).toEqual(EMPTY);
+    const unknown = { code: Code.NotFound, message: `unknown code-mode session ${sessionId}` };
+    expect(await codeOf(probe(client, sessionId))).toEqual(unknown);
+    expect(await codeOf(client.closeSession({ sessionId }))).toEqual(unknown);
+    expect(await sessionObject(sessionId).renewLease(sessionId)).toBe(false);
+    // A later life of the empty object answers the same, and makes no tables for it.
+    await abortAllDurableObjects();
+    expect(await codeOf(probe(client, sessionId))).toEqual(unknown);
+    expect(await objectStorage(sessionId)).toEqual(EMPTY);
+  });
+
+  it("answers not_found from an object that never had a session, without making its tables", async () => {
+    const client = codeModeClient();
+    const sessionId = crypto.randomUUID();
+    expect(await codeOf(probe(client, sessionId))).toEqual({ code: Code.NotFound, message: `unknown code-mode session ${sessionId}` });
+    expect(await objectStorage(sessionId)).toEqual(EMPTY);
+  });
+
   it("retires an open session when its object restarts: the stream died with the old instance", async () => {
     const client = codeModeClient();
     const lease = await openLease(client);
@@ -113,7 +151,7 @@ describe("code-mode leases", () => {
       code: Code.NotFound,
       message: `unknown code-mode session ${lease.sessionId}`,
     });
-    expect((await sessionRow(lease.sessionId)).state).toBe("closed");
+    expect(await objectStorage(lease.sessionId)).toEqual(EMPTY);
   });
 
   it("gives another principal not_found for a session, which goes on for its own principal", async () => {

@@ -54,8 +54,8 @@ export interface ServedSessionOptions {
   /** Canonical UUID. */
   sessionId: string;
   engine: CodeModeSession;
-  /** Called once, at once, when the session starts retiring: later calls find no session. */
-  onRetire(): void;
+  /** Called once, at once, when the session starts retiring: later calls find no session. Retiring ends when it settles too. */
+  onRetire(): Promise<void>;
   /** A cell id was taken (the counter survives in storage). */
   onCell?(cellId: string): void;
 }
@@ -102,10 +102,14 @@ export class ServedSession {
     this.#channels.lease.close();
     this.#channels.subscriptions.closeAll();
     this.#channels.notifications.releaseAll();
-    this.#retiring = this.#engine.shutdown().catch((err: unknown) => {
+    const shutdown = this.#engine.shutdown().catch((err: unknown) => {
       console.error("byok-edge: a code-mode session did not shut down cleanly:", errorKind(err));
     });
-    this.#options.onRetire();
+    // Called at once (an async function runs to its first await); a throw becomes a rejection.
+    const retired = (async () => this.#options.onRetire())().catch((err: unknown) => {
+      console.error("byok-edge: a retired code-mode session's storage was not cleared:", errorKind(err));
+    });
+    this.#retiring = Promise.all([shutdown, retired]).then(() => {});
     return this.#retiring;
   }
 

@@ -1,6 +1,9 @@
 // The sessions one session object serves (one: its name holds the session id) and
 // their leases (docs/code-mode.md#leases): the worker renews a lease while it forwards
-// its stream; the object's alarm retires a session not renewed for LEASE_TTL_MS.
+// its stream; the object's alarm retires a session not renewed for LEASE_TTL_MS. The
+// object's storage exists only while it serves a session: tables are made by the
+// OpenSession, and everything goes (alarm included) once no session is left, because a
+// retired session's values can never be reached again.
 import { CodeModeSession } from "../engine/session.ts";
 import type { CellRunner } from "../engine/runner.ts";
 import type { SessionLimits } from "../engine/types.ts";
@@ -14,6 +17,10 @@ export interface SessionDirectoryOptions {
   runner: CellRunner;
   /** The object's alarm fires at this time (a later call replaces an earlier one). */
   scheduleAlarm(atMs: number): void;
+  /** Makes the store's tables (if they are not there). */
+  prepareStorage(): Promise<void>;
+  /** Deletes the object's storage and alarm: its last session was retired. */
+  clearStorage(): Promise<void>;
 }
 
 export class SessionDirectory {
@@ -25,8 +32,9 @@ export class SessionDirectory {
   }
 
   /** A new session under an id the worker chose (a fresh UUID). */
-  open(sessionId: string, principal: string, limits: SessionLimits): ServedSession {
+  async open(sessionId: string, principal: string, limits: SessionLimits): Promise<ServedSession> {
     const { store, runner } = this.#options;
+    await this.#options.prepareStorage();
     const leaseExpiresAtMs = Date.now() + LEASE_TTL_MS;
     store.openSession({ sessionId, principal, ...limits, leaseExpiresAtMs });
     const engine = new CodeModeSession({
@@ -40,6 +48,7 @@ export class SessionDirectory {
       onRetire: () => {
         this.#sessions.delete(sessionId);
         store.closeSession(sessionId);
+        return this.#sessions.size === 0 ? this.#options.clearStorage() : Promise.resolve();
       },
       onCell: (cellId) => store.noteCellCount(sessionId, Number(cellId)),
     });
@@ -63,6 +72,8 @@ export class SessionDirectory {
 
   /** The alarm: retires every session whose lease expired, and re-arms for the others. */
   async expireLeases(): Promise<void> {
+    // No session, no tables (a stale alarm of a cleared object).
+    if (this.#sessions.size === 0) return;
     const now = Date.now();
     let next: number | undefined;
     const expired: Promise<void>[] = [];

@@ -18,7 +18,8 @@ export function sessionService(directory: SessionDirectory): ServiceImpl<typeof 
       const sessionId = context.requestHeader.get(SESSION_ID_HEADER);
       const principal = context.requestHeader.get(PRINCIPAL_HEADER);
       if (!sessionId || !principal) throw new ConnectError("a code-mode session is opened through the worker", Code.Internal);
-      yield* directory.open(sessionId, principal, limitsFromProto(request)).lease(context.signal);
+      const session = await directory.open(sessionId, principal, limitsFromProto(request));
+      yield* session.lease(context.signal);
     },
     async closeSession(request) {
       await directory.find(request.sessionId).retire();

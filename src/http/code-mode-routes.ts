@@ -21,6 +21,7 @@ import { sendHeadersNow } from "../codemode/host/early-headers.ts";
 import { type CodeModeFetchHandler, codeModeFetchHandler } from "../codemode/host/fetch-handler.ts";
 import { requireUuid } from "../codemode/host/ids.ts";
 import { forwardWithBeat, HEARTBEAT_HEADER, HEARTBEAT_MS, LEASE_RENEW_MS, SUBSCRIPTION_READY_HEADER } from "../codemode/host/lease.ts";
+import { leaseRenewal } from "../codemode/host/lease-renewal.ts";
 import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../codemode/host/session-service.ts";
 import { codeModeSessionName } from "../durable/names.ts";
 import type { AppEnv } from "../env.ts";
@@ -54,15 +55,13 @@ function gatewayService(): ServiceImpl<typeof CodeModeHost> {
       const stub = sessionStub(env, principal, sessionId);
       const headers = { [SESSION_ID_HEADER]: sessionId, [PRINCIPAL_HEADER]: principal.id };
       const heartbeat = wantsHeartbeat(context);
-      let renewedAtMs = Date.now();
+      const beatMs = heartbeat ? HEARTBEAT_MS : LEASE_RENEW_MS;
+      // The object retires a session whose renewals stop (docs/code-mode.md#leases).
+      const renew = leaseRenewal(beatMs, () => stub.renewLease(sessionId));
       yield* forwardWithBeat(sessionClient(stub).openSession(request, { signal: context.signal, headers }), {
-        beatMs: heartbeat ? HEARTBEAT_MS : LEASE_RENEW_MS,
+        beatMs,
         onBeat: () => {
-          // The object retires a session whose renewals stop (docs/code-mode.md#leases).
-          if (Date.now() - renewedAtMs >= LEASE_RENEW_MS) {
-            renewedAtMs = Date.now();
-            stub.renewLease(sessionId).catch(() => undefined);
-          }
+          renew();
           return heartbeat ? create(SessionEventSchema, {}) : undefined;
         },
       });

@@ -2,7 +2,8 @@
 // heartbeat message when the client asked) whatever the object's messages do.
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { forwardWithBeat } from "../../src/codemode/host/lease.ts";
+import { forwardWithBeat, HEARTBEAT_MS, LEASE_RENEW_MS, LEASE_TTL_MS } from "../../src/codemode/host/lease.ts";
+import { leaseRenewal } from "../../src/codemode/host/lease-renewal.ts";
 import { type SessionEvent, SessionEventSchema } from "../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { deferred, withTimeout } from "../support/deferred.ts";
 
@@ -38,6 +39,24 @@ describe("forwardWithBeat()", () => {
       expect(seen[0]).toBe("opened");
       if (heartbeat) expect(seen.slice(1).every((c) => c === undefined) && seen.length >= 3).toBe(true);
       else expect(seen).toEqual(["opened"]);
+    }
+  });
+});
+
+describe("leaseRenewal()", () => {
+  it("renews at least four times per TTL, by counting beats, and goes on after a renewal that failed", async () => {
+    expect(LEASE_RENEW_MS).toBeLessThanOrEqual(LEASE_TTL_MS / 4);
+    for (const beatMs of [LEASE_RENEW_MS, HEARTBEAT_MS]) {
+      const renewals: number[] = [];
+      let beat = 0;
+      const renew = leaseRenewal(beatMs, async () => {
+        renewals.push(beat);
+        if (renewals.length === 1) throw new Error("the object is restarting");
+      });
+      const beats = (2 * LEASE_RENEW_MS) / beatMs;
+      for (beat = 1; beat <= beats; beat++) renew();
+      const every = LEASE_RENEW_MS / beatMs;
+      expect(renewals).toEqual([every, 2 * every]);
     }
   });
 });

@@ -8,8 +8,8 @@
 import type { ExecuteEvent, SessionEvent, ToolCall } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 
 export const LEASE_TTL_MS = 15_000;
-/** How often the worker renews a lease it forwards. */
-export const LEASE_RENEW_MS = 5_000;
+/** How often the worker renews a lease it forwards: a late beat and a failed renewal still leave a renewal in the TTL. */
+export const LEASE_RENEW_MS = LEASE_TTL_MS / 5;
 /** How often a heartbeat goes out when asked: a dropped stream is noticed at the second one. */
 export const HEARTBEAT_MS = 1_000;
 

@@ -8,7 +8,7 @@ import type { CellDelegate, RuntimeResponse, StoredValues, ToolDefinition } from
 import type { CodeModeStore } from "../../store/code-mode-store.ts";
 import type { ExecSource } from "./pragma.ts";
 import type { RunRelay } from "./relay.ts";
-import { untilAborted } from "./abort.ts";
+import { untilAborted } from "../../codemode/engine/until-aborted.ts";
 
 /** The first exec or wait after the object restarted with cells live gets this, once (Codex's text). */
 const RUNTIME_REPLACED =

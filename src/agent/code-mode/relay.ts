@@ -8,7 +8,7 @@ import { dataUri } from "../../provider/images.ts";
 import type { ChatMessage } from "../../provider/types.ts";
 import type { CellToolCall } from "../../codemode/engine/types.ts";
 import type { RequestChannel } from "../request-channel.ts";
-import { untilAborted } from "./abort.ts";
+import { untilAborted } from "../../codemode/engine/until-aborted.ts";
 import { withIds } from "../tool-round.ts";
 import type { Tool, ToolContext, ToolResult } from "../tools/types.ts";
 

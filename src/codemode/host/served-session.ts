@@ -38,7 +38,7 @@ import { type Completion, ToolInvocations } from "./invocations.ts";
 import { PendingNotifications } from "./notifications.ts";
 import { Observations } from "./observations.ts";
 import { SUBSCRIPTION_FILTERS_MAX, ToolSubscriptions } from "./subscriptions.ts";
-import { ABORTED, untilAborted } from "./until-aborted.ts";
+import { ABORTED, orAborted } from "../engine/until-aborted.ts";
 
 const WAIT_CANCELLED = "code-mode wait was cancelled";
 
@@ -130,7 +130,7 @@ export class ServedSession {
     try {
       // The cell id is known now; the reference answers `started` at once too, before its isolate runs.
       yield create(ExecuteEventSchema, { event: { case: "started", value: { executionId: request.executionId, cellId: cell.cellId } } });
-      const response = await untilAborted(cell.initialResponse, signal);
+      const response = await orAborted(cell.initialResponse, signal);
       if (response === ABORTED) return;
       delivered = true;
       yield create(ExecuteEventSchema, { event: { case: "outcome", value: outcomeToProto(response, receivedAtMs) } });

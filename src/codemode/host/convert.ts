@@ -2,7 +2,6 @@
 // (src/codemode/engine/types.ts). Requests are validated here, field by field in
 // Codex's order, with Codex's texts (docs/code-mode.md#errors).
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
 import type {
   ContentItem,
   ExecuteRequest,
@@ -29,12 +28,8 @@ import {
   type ToolName as ProtoToolName,
   type WaitResponse,
 } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
-import { requireId, requireName } from "./ids.ts";
+import { invalid, requireId, requireName } from "./ids.ts";
 import { jsonSyntaxError } from "./serde-json.ts";
-
-function invalid(message: string): ConnectError {
-  return new ConnectError(message, Code.InvalidArgument);
-}
 
 /** JSON bytes read with serde_json's rules: a syntax error is invalid_argument "{what}: {serde's text}". */
 export function parseJsonBytes(bytes: Uint8Array, what: string): unknown {

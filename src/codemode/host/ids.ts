@@ -11,7 +11,8 @@ type NameLabel = "tool name" | "tool namespace" | "tool definition name";
 
 const encoder = new TextEncoder();
 
-function invalid(message: string): ConnectError {
+/** A request the host refuses as Codex does: invalid_argument with Codex's text. */
+export function invalid(message: string): ConnectError {
   return new ConnectError(message, Code.InvalidArgument);
 }
 

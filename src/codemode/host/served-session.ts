@@ -33,7 +33,7 @@ import {
 } from "./convert.ts";
 import { EventQueue } from "./event-queue.ts";
 import { executionDelegate, type SessionChannels } from "./execution-delegate.ts";
-import { requireId, requireUuid } from "./ids.ts";
+import { invalid, requireId, requireUuid } from "./ids.ts";
 import { type Completion, ToolInvocations } from "./invocations.ts";
 import { PendingNotifications } from "./notifications.ts";
 import { Observations } from "./observations.ts";
@@ -44,10 +44,6 @@ const WAIT_CANCELLED = "code-mode wait was cancelled";
 
 export function unknownSession(sessionId: string): ConnectError {
   return new ConnectError(`unknown code-mode session ${sessionId}`, Code.NotFound);
-}
-
-function invalid(message: string): ConnectError {
-  return new ConnectError(message, Code.InvalidArgument);
 }
 
 export interface ServedSessionOptions {

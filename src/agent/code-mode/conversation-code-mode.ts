@@ -2,7 +2,7 @@
 // the object's life, its stored values and generation in SQLite, the run whose client
 // relays the cells' tool calls, and which run a live cell belongs to. A cancelled or
 // replaced run terminates its cells; a yielded cell outlives its model step, and its turn.
-import { CellLimitError, CellRuntimeError, SessionClosedError, WaitCancelledError } from "../../codemode/engine/errors.ts";
+import { CellLimitError, CellRuntimeError, SessionClosedError, SHUTTING_DOWN, WaitCancelledError } from "../../codemode/engine/errors.ts";
 import type { CodeModeSession } from "../../codemode/engine/session.ts";
 import type { CellDelegate, RuntimeResponse, StoredValues, ToolDefinition } from "../../codemode/engine/types.ts";
 import type { CodeModeStore } from "../../store/code-mode-store.ts";
@@ -155,7 +155,7 @@ export class ConversationCodeMode {
   /** The session, opened on first use in this life of the object; or the one-time replaced notice. */
   async #ready(): Promise<Opened | string> {
     await this.#settling;
-    if (this.#shuttingDown) return "code mode session is shutting down";
+    if (this.#shuttingDown) return SHUTTING_DOWN;
     if (!this.#opened) {
       const { generation, replacedNoticePending } = this.store.openGeneration();
       const values: StoredValues = { snapshot: () => this.store.values(), commit: (writes) => this.store.commitValues(writes) };
@@ -242,6 +242,6 @@ function generationOf(cellId: string): number {
 /** Engine errors carry Codex's text; the model reads it as the call's error. */
 function refusal(err: unknown): Observation {
   if (err instanceof CellRuntimeError || err instanceof CellLimitError) return { kind: "refused", text: err.message };
-  if (err instanceof SessionClosedError) return { kind: "refused", text: "code mode session is shutting down" };
+  if (err instanceof SessionClosedError) return { kind: "refused", text: SHUTTING_DOWN };
   throw err;
 }

@@ -7,6 +7,7 @@ import execTemplate from "../../../prompt/code-mode-exec.md";
 import waitDescription from "../../../prompt/code-mode-wait.md";
 import definitions from "../../../prompt/code-mode-tools.json";
 import type { ToolDefinition as EngineToolDefinition } from "../../codemode/engine/types.ts";
+import { DEFAULT_YIELD_TIME_MS } from "../../codemode/engine/yield-time.ts";
 import { IMAGE_MAX_BYTES, imagePartOf } from "../../provider/images.ts";
 import type { ChatMessage, ImagePart, ToolDefinition } from "../../provider/types.ts";
 import type { RequestChannel } from "../request-channel.ts";
@@ -22,7 +23,6 @@ import { formatRuntimeResponse, resultText } from "./result-format.ts";
 const CELL_TOOLS = new Set(["Read", "Grep", "Glob", "Shell", "Write", "StrReplace", "Delete"]);
 /** Tools whose results may carry images (then a cell gets `{ text, images }`). */
 const IMAGE_TOOLS = new Set(["Read"]);
-const DEFAULT_WAIT_YIELD_TIME_MS = 10_000;
 
 export interface CodeModeRun {
   host: ConversationCodeMode;
@@ -187,7 +187,7 @@ function parseWaitArgs(text: string): ParsedArgs<WaitArgs> {
     ok: true,
     args: {
       cellId: raw.cell_id,
-      yieldTimeMs: yieldTimeMs ?? DEFAULT_WAIT_YIELD_TIME_MS,
+      yieldTimeMs: yieldTimeMs ?? DEFAULT_YIELD_TIME_MS,
       ...(maxTokens !== undefined && { maxTokens }),
       terminate: raw.terminate === true,
     },

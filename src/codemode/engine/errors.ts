@@ -1,6 +1,12 @@
 // The engine's errors, each mapped to one status by the gRPC host
 // (docs/code-mode.md#errors). Messages are Codex's own texts where Codex has one.
 
+/** Refused calls once the session shut down (Codex's text). */
+export const SHUTTING_DOWN = "code mode session is shutting down";
+
+/** A Wait retired as cancelled (Codex's text; the host sends it as canceled). */
+export const WAIT_CANCELLED = "code-mode wait was cancelled";
+
 /** A call the cell model refuses, e.g. "exec cell 1 already has an active observer" (failed_precondition). */
 export class CellRuntimeError extends Error {
   override name = "CellRuntimeError";
@@ -9,7 +15,7 @@ export class CellRuntimeError extends Error {
 /** The session closed under a pending Execute or Wait (the host ends the stream or cancels the Wait). */
 export class SessionClosedError extends Error {
   override name = "SessionClosedError";
-  constructor(message = "code mode session is shutting down") {
+  constructor(message = SHUTTING_DOWN) {
     super(message);
   }
 }
@@ -17,7 +23,7 @@ export class SessionClosedError extends Error {
 /** A Wait retired by its cancel signal (CancelWait, or its caller went away). */
 export class WaitCancelledError extends Error {
   override name = "WaitCancelledError";
-  constructor(message = "code-mode wait was cancelled") {
+  constructor(message = WAIT_CANCELLED) {
     super(message);
   }
 }
@@ -31,8 +37,6 @@ export class CellLimitError extends Error {
 }
 
 export const MAX_RUNNING_CELLS = 10;
-
-export const SHUTTING_DOWN = "code mode session is shutting down";
 
 export function activeObserverMessage(cellId: string): string {
   return `exec cell ${cellId} already has an active observer`;

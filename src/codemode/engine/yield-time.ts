@@ -3,7 +3,7 @@
 // clamp bounds explicit Waits too. Observed on the reference: 9 999 → 9.999 s,
 // 10 000 → 11 s, no value → 11 s, max_yield_time_ms 0 → at once.
 
-/** @internal Exported for its unit test. */
+/** A yield time not given (a wait in a Cursor run passes it on explicitly). */
 export const DEFAULT_YIELD_TIME_MS = 10_000;
 const GRACE_FROM_MS = 10_000;
 const GRACE_MS = 1_000;

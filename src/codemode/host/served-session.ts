@@ -5,7 +5,7 @@
 // with its messages or ConnectErrors carrying Codex's codes and texts.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { CellLimitError, CellRuntimeError, SessionClosedError, WaitCancelledError } from "../engine/errors.ts";
+import { CellLimitError, CellRuntimeError, SessionClosedError, WAIT_CANCELLED, WaitCancelledError } from "../engine/errors.ts";
 import type { CodeModeSession, StartedCell } from "../engine/session.ts";
 import { errorKind } from "../../proto/connect/log-safe.ts";
 import {
@@ -39,8 +39,6 @@ import { PendingNotifications } from "./notifications.ts";
 import { Observations } from "./observations.ts";
 import { SUBSCRIPTION_FILTERS_MAX, ToolSubscriptions } from "./subscriptions.ts";
 import { ABORTED, orAborted } from "../engine/until-aborted.ts";
-
-const WAIT_CANCELLED = "code-mode wait was cancelled";
 
 export function unknownSession(sessionId: string): ConnectError {
   return new ConnectError(`unknown code-mode session ${sessionId}`, Code.NotFound);

@@ -50,7 +50,7 @@ export class Cell {
   readonly #toolCalls = new Set<AbortController>();
   readonly #notifications = new AbortController();
   #running: RunningCell | undefined;
-  #markStarted!: () => void;
+  readonly #started = Promise.withResolvers<void>();
   readonly #hooks: ObserverHooks = {
     yield: (observer) => this.#yieldTo(observer),
     cancel: (observer) => this.#retire(observer),
@@ -59,9 +59,7 @@ export class Cell {
   constructor(options: CellOptions) {
     this.cellId = options.cellId;
     this.#options = options;
-    this.started = new Promise<void>((resolve) => {
-      this.#markStarted = resolve;
-    });
+    this.started = this.#started.promise;
   }
 
   /** Starts the run with its initial observer (the Execute). */
@@ -172,7 +170,7 @@ export class Cell {
     const state = this.#state;
     if (state.phase !== "live" || state.started) return;
     state.started = true;
-    this.#markStarted();
+    this.#started.resolve();
     state.observer?.arm();
   }
 
@@ -295,7 +293,7 @@ export class Cell {
   #close(): void {
     if (this.#state.phase === "closed") return;
     this.#state = { phase: "closed" };
-    this.#markStarted();
+    this.#started.resolve();
     // Nobody waits for a closed cell's notifications: the host lets go of their acks.
     this.#notifications.abort();
     try {

@@ -41,21 +41,17 @@ function dispose(stub: unknown): void {
 /** The session's side of one cell, called from inside its isolate. */
 class CellHost extends RpcTarget {
   readonly #callbacks: CellCallbacks;
-  readonly #lease: Promise<void>;
-  #release!: () => void;
+  readonly #lease = Promise.withResolvers<void>();
 
   constructor(callbacks: CellCallbacks) {
     super();
     this.#callbacks = callbacks;
-    this.#lease = new Promise<void>((resolve) => {
-      this.#release = resolve;
-    });
   }
 
   /** Called first by the harness (the cell has started); pending until the cell ends. */
   lease(): Promise<void> {
     this.#callbacks.started();
-    return this.#lease;
+    return this.#lease.promise;
   }
 
   events(events: CellEvent[]): void {
@@ -67,7 +63,7 @@ class CellHost extends RpcTarget {
   }
 
   release(): void {
-    this.#release();
+    this.#lease.resolve();
   }
 }
 

@@ -26,18 +26,14 @@ export class Observer {
   #hooks: ObserverHooks | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #settled = false;
-  #resolve!: (response: RuntimeResponse) => void;
-  #reject!: (error: Error) => void;
+  readonly #outcome = Promise.withResolvers<RuntimeResponse>();
   readonly #onPreempt = () => this.#hooks?.yield(this);
   readonly #onCancel = () => this.#hooks?.cancel(this);
 
   constructor(timeoutMs: number, signals: ObserverSignals = {}) {
     this.#timeoutMs = timeoutMs;
     this.#signals = signals;
-    this.response = new Promise<RuntimeResponse>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
+    this.response = this.#outcome.promise;
     // Nobody may be listening any more (the caller went away): not an unhandled rejection.
     this.response.catch(() => {});
   }
@@ -69,14 +65,14 @@ export class Observer {
     if (this.#settled) return;
     this.#settled = true;
     this.#detach();
-    this.#resolve(response);
+    this.#outcome.resolve(response);
   }
 
   fail(error: Error): void {
     if (this.#settled) return;
     this.#settled = true;
     this.#detach();
-    this.#reject(error);
+    this.#outcome.reject(error);
   }
 
   cancelled(): void {

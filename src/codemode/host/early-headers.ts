@@ -15,16 +15,13 @@ export function sendHeadersNow(context: HandlerContext): void {
 
 export function withEarlyHeaders(handler: UniversalHandler): UniversalHandler {
   async function handle(request: UniversalServerRequest): Promise<UniversalServerResponse> {
-    let send!: (header: Headers) => void;
-    const early = new Promise<Headers>((resolve) => {
-      send = resolve;
-    });
+    const early = Promise.withResolvers<Headers>();
     const contextValues: ContextValues = request.contextValues ?? createContextValues();
-    contextValues.set(SEND_HEADERS, send);
+    contextValues.set(SEND_HEADERS, early.resolve);
     // A consumer that stops reading the late body must still reach the handler.
     const stop = new AbortController();
     const responding = handler({ ...request, contextValues, signal: AbortSignal.any([request.signal, stop.signal]) });
-    const first = await Promise.race([responding, early]);
+    const first = await Promise.race([responding, early.promise]);
     if (!(first instanceof Headers)) return first;
     // The implementation is running, so the status is decided: errors now travel in the body.
     return { status: 200, header: first, body: lateBody(responding, stop) };

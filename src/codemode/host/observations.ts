@@ -38,14 +38,12 @@ export class Observations {
     const cancel = new AbortController();
     if (this.#earlyYields[kind].take(id)) preempt.abort();
     const cancelledEarly = kind === "wait" && this.#earlyCancels.take(id);
-    let end!: () => void;
-    const over = new Promise<void>((resolve) => {
-      end = () => {
-        if (this.#active[kind].get(id) === active) this.#active[kind].delete(id);
-        resolve();
-      };
-    });
-    const active: Active = { preempt, cancel, over, end };
+    const over = Promise.withResolvers<void>();
+    const end = () => {
+      if (this.#active[kind].get(id) === active) this.#active[kind].delete(id);
+      over.resolve();
+    };
+    const active: Active = { preempt, cancel, over: over.promise, end };
     this.#active[kind].set(id, active);
     return { preempt: preempt.signal, cancel: cancel.signal, cancelledEarly, end };
   }

@@ -15,10 +15,10 @@ import { SessionDirectory } from "../codemode/host/session-directory.ts";
 import { sessionService } from "../codemode/host/session-service.ts";
 import type { AppEnv } from "../env.ts";
 import { errorKind } from "../proto/connect/log-safe.ts";
-import { CodeModeStore } from "../store/code-mode/session-store.ts";
+import { HostSessionStore } from "../store/code-mode/host-session-store.ts";
 
 export class CodeModeSessionObject extends DurableObject<AppEnv> {
-  readonly #store: CodeModeStore;
+  readonly #store: HostSessionStore;
   readonly #directory: SessionDirectory;
   readonly #serve: CodeModeFetchHandler;
   /** The store's tables exist (made by OpenSession, gone with the storage). */
@@ -27,7 +27,7 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
-    this.#store = new CodeModeStore(drizzle(ctx.storage, { logger: false }));
+    this.#store = new HostSessionStore(drizzle(ctx.storage, { logger: false }));
     void ctx.blockConcurrencyWhile(async () => {
       // Errors are kept, not thrown: a throw here would break the input gate.
       try {

@@ -7,13 +7,13 @@
 import { CodeModeSession } from "../engine/session.ts";
 import type { CellRunner } from "../engine/runner.ts";
 import type { SessionLimits } from "../engine/types.ts";
-import type { CodeModeStore } from "../../store/code-mode/session-store.ts";
+import type { HostSessionStore } from "../../store/code-mode/host-session-store.ts";
 import { requireUuid } from "./ids.ts";
 import { LEASE_TTL_MS } from "./lease.ts";
 import { ServedSession, unknownSession } from "./served-session.ts";
 
 export interface SessionDirectoryOptions {
-  store: CodeModeStore;
+  store: HostSessionStore;
   runner: CellRunner;
   /** The object's alarm fires at this time (a later call replaces an earlier one). */
   scheduleAlarm(atMs: number): void;

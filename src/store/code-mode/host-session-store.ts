@@ -18,7 +18,7 @@ export interface LeaseRow {
   leaseExpiresAtMs: number;
 }
 
-export class CodeModeStore {
+export class HostSessionStore {
   readonly db: CodeModeDb;
 
   constructor(db: CodeModeDb) {

@@ -1,7 +1,9 @@
 // The in-isolate half of a cell (docs/code-mode.md#harness): the main module of each
 // Worker Loader isolate. It builds Codex's globals, runs `exec_main.mjs` and returns the
 // stored-value writes and the error text. Kept as text because it is code for another
-// isolate, not for this bundle (no template placeholders or backticks inside).
+// isolate, not for this bundle: a String.raw template whose only ${…} placeholders are
+// the module names and line offset shared with this side (the harness's own code uses
+// string concatenation and no backticks, so nothing else is interpolated).
 //
 // - `host` is the session's RpcTarget, passed as an RPC argument. `host.lease()` stays
 //   pending for the cell's life, so that a never-settling await is not killed as hung;

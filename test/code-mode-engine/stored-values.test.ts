@@ -42,7 +42,7 @@ describe("a code-mode cell whose stored values fail", () => {
     const started = session.execute(request(`store("k", "v"); throw new Error("boom")`), new RecordingDelegate());
     const response = await withTimeout(started.initialResponse, T, "the result");
     const errorText = response.kind === "completed" ? response.errorText : undefined;
-    expect(errorText).toMatch(/^Error: boom\n[^]*\nUnable to store the cell's values: string or blob too big$/);
+    expect(errorText).toMatch(/^Error: boom\n[\s\S]*\nUnable to store the cell's values: string or blob too big$/);
     await session.shutdown();
   });
 

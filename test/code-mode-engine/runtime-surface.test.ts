@@ -5,28 +5,11 @@ import type { CodeModeSession } from "../../src/codemode/engine/session.ts";
 import type { ExecuteRequest, RuntimeResponse } from "../../src/codemode/engine/types.ts";
 import { withTimeout } from "../support/deferred.ts";
 import { newSession, RecordingDelegate, request, text, tool } from "../support/code-mode-engine.ts";
+import { CODEX_GLOBALS } from "../support/codex-globals.ts";
 
 const T = 10_000;
 
 /** `Object.keys(globalThis)` in a reference cell, sorted. */
-const CODEX_GLOBALS = [
-  "ALL_TOOLS",
-  "as_settled",
-  "audio",
-  "clearTimeout",
-  "content",
-  "exit",
-  "generatedImage",
-  "image",
-  "load",
-  "notify",
-  "setTimeout",
-  "store",
-  "stream_settled",
-  "text",
-  "tools",
-  "yield_control",
-];
 /** `Object.getOwnPropertyNames(globalThis)` in a reference cell, sorted. */
 const REFERENCE_OWN_NAMES =
   "ALL_TOOLS,AggregateError,Array,ArrayBuffer,AsyncDisposableStack,BigInt,BigInt64Array,BigUint64Array,Boolean,DataView,Date," +

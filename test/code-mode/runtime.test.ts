@@ -3,26 +3,9 @@
 import { expect, it } from "vitest";
 import { completed, failed, observed, text } from "./support/outcomes.ts";
 import { describeTargets } from "./support/scenario.ts";
+import { CODEX_GLOBALS } from "../support/codex-globals.ts";
 
 /** `Object.keys(globalThis)` in a reference cell, sorted. */
-const CODEX_GLOBALS = [
-  "ALL_TOOLS",
-  "as_settled",
-  "audio",
-  "clearTimeout",
-  "content",
-  "exit",
-  "generatedImage",
-  "image",
-  "load",
-  "notify",
-  "setTimeout",
-  "store",
-  "stream_settled",
-  "text",
-  "tools",
-  "yield_control",
-];
 const PNG = "data:image/png;base64,iVBORw0KGgo=";
 
 describeTargets("the cell runtime", ({ target, open, execute }) => {

@@ -40,7 +40,10 @@ const CA_VALIDITY_YEARS = 10;
 const CA_COMMON_NAME = "byok-edge connector CA";
 
 /** The per-OS config folder: XDG on Linux, Application Support on macOS, %APPDATA% on Windows. */
-export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultConfigDir(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (platform === "win32") return join(env.APPDATA ?? join(homedir(), "AppData", "Roaming"), "byok-edge", "connector");
   if (platform === "darwin") return join(homedir(), "Library", "Application Support", "byok-edge", "connector");
   const xdg = env.XDG_CONFIG_HOME;

@@ -5,7 +5,7 @@
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 
-export interface ConnectOptions {
+interface ConnectOptions {
   deploymentUrl: string;
   tokenEnv: string;
   /** Undefined when the variable is unset or empty. */
@@ -39,14 +39,14 @@ unchanged. Prints how to trust its CA and what to put in Cursor's settings.
   --print-cli        print what the \`agent\` CLI needs for the same deployment, and exit
 `;
 
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   if (h === "localhost" || h.endsWith(".localhost")) return true;
   if (isIP(h) === 4) return h.startsWith("127.");
   return h === "::1";
 }
 
-export function parseConnectArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedConnectArgs {
+export function parseConnectArgs(argv: string[], env: Readonly<Record<string, string | undefined>>): ParsedConnectArgs {
   let values: {
     url?: string;
     "token-env"?: string;

@@ -20,6 +20,7 @@ const AGENT_PATHS = ["/agent.v1.AgentService/RunSSE", "/aiserver.v1.BidiService/
  * UNARY_ROUTES, checked by test/node/connector-routes.test.ts): the deployment's
  * answer forces HTTP/1.1 and lists its models. Account calls (GetMe, GetEmail, …)
  * stay with Cursor, so the app remains signed in to the user's Cursor account.
+ * @internal exported for that test
  */
 export const CATALOGUE_PATHS: readonly string[] = [
   "/aiserver.v1.AiService/GetServerConfig",

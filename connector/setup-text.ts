@@ -14,7 +14,7 @@ export interface SetupFacts {
 }
 
 /** The settings.json entries for Cursor (docs/connector.md#cursor-settings). */
-export function cursorSettings(proxyUrl: string): Record<string, unknown> {
+function cursorSettings(proxyUrl: string): Record<string, unknown> {
   return {
     "http.proxy": proxyUrl,
     "http.proxySupport": "on",

@@ -1,7 +1,7 @@
 // A client that goes through an HTTP proxy the way Cursor does: `CONNECT
 // host:443`, TLS inside the tunnel (trusting only the CAs it is given), then
 // HTTP/1.1 on that connection. The connector's tests and e2e/connector.ts use it.
-import { type IncomingMessage, request } from "node:http";
+import { type ClientRequestArgs, type IncomingMessage, request } from "node:http";
 import type { Socket } from "node:net";
 import { connect as tlsConnect, type TLSSocket } from "node:tls";
 
@@ -35,6 +35,22 @@ export async function tlsThrough(proxyPort: number, host: string, ca: string[]):
       reject(error);
     });
   });
+}
+
+/**
+ * node:http request options whose every connection is a fresh tunnel through the
+ * proxy to `host` (e.g. for connect-node's `nodeOptions`, with a base URL on `host`).
+ */
+export function throughProxy(proxyPort: number, host: string, ca: string[]): Pick<ClientRequestArgs, "createConnection"> {
+  return {
+    createConnection: (_options, oncreate) => {
+      tlsThrough(proxyPort, host, ca).then(
+        (socket) => oncreate(null, socket),
+        (error: Error) => oncreate(error, undefined as never),
+      );
+      return undefined;
+    },
+  };
 }
 
 export interface ProxiedRequest {

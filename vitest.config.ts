@@ -1,4 +1,6 @@
-// Four vitest projects. `unit`: pure modules in Node (test/unit), fast. `workers`:
+// Five vitest projects. `unit`: pure modules in Node (test/unit), fast. `node`:
+// the Node programs beside the worker (test/node: the connector), with real
+// sockets, TLS and files. `workers`:
 // the Workers runtime with real Durable Objects, DO SQLite and local D1; a real
 // local HTTP server (test/support/fake-provider-server.ts, started in global
 // setup) stands in for the model providers, another (fake-search-server.ts) for
@@ -85,11 +87,18 @@ export default defineConfig(async () => {
     },
   });
   const continuationTests = ["test/continuation.test.ts"];
-  const workers = workersProject("workers", ["test/**/*.test.ts"], ["test/unit/**", "test/code-mode/**", ...continuationTests], {
-    BYOK_CONTINUATION_WINDOW_MS: "0",
-  });
+  const workers = workersProject(
+    "workers",
+    ["test/**/*.test.ts"],
+    ["test/unit/**", "test/node/**", "test/code-mode/**", ...continuationTests],
+    {
+      BYOK_CONTINUATION_WINDOW_MS: "0",
+    },
+  );
   const continuation = workersProject("continuation", continuationTests, [], {});
   const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000 } };
+  // Node programs beside the worker that need real sockets and files (the connector).
+  const node = { test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts"], testTimeout: 20_000 } };
   const codeMode = {
     test: {
       name: "code-mode",
@@ -100,5 +109,5 @@ export default defineConfig(async () => {
       hookTimeout: 90_000,
     },
   };
-  return { test: { projects: [unit, workers, continuation, codeMode] } };
+  return { test: { projects: [unit, node, workers, continuation, codeMode] } };
 });

@@ -10,7 +10,10 @@
 //  3. AvailableModels lists the configured model with its context_token_limit;
 //  4. the turn's usage row reached D1 (the local migrations were applied);
 //  5. two teams on the same server, each with its own key (e2e/two-teams.ts);
-//  6. the real Codex CLI runs a code-mode cell on a host, through the gRPC bridge
+//  6. the connector in front of it, as the Cursor app uses it: catalogue calls and
+//     a turn reach byok-edge with the user's token, an account call a stand-in
+//     for api2.cursor.sh (e2e/connector.ts);
+//  7. the real Codex CLI runs a code-mode cell on a host, through the gRPC bridge
 //     too (e2e/codex-cli.ts; skipped without `npm run codex:fetch`).
 // Prints "N passed, M failed" last; exits 0 only when all passed.
 import { randomBytes, randomUUID } from "node:crypto";
@@ -30,6 +33,7 @@ import { startFakeProviderServer } from "../test/support/fake-provider-server.ts
 import type { RecordedRequest, Step } from "../test/support/fake-provider-types.ts";
 import { KvClient } from "./support/kv-client.ts";
 import { checkCodexCli } from "./codex-cli.ts";
+import { checkConnector, type Route } from "./connector.ts";
 import { checkTwoTeams } from "./two-teams.ts";
 import {
   installExitHandlers,
@@ -86,8 +90,8 @@ function bearer(token: string): Interceptor {
   };
 }
 
-function clients(baseUrl: string, token: string) {
-  const transport = createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors: [bearer(token)] });
+function clients(route: Route, token: string) {
+  const transport = createConnectTransport({ ...route, httpVersion: "1.1", useBinaryFormat: true, interceptors: [bearer(token)] });
   return {
     agent: createClient(AgentService, transport),
     bidi: createClient(BidiService, transport),
@@ -116,7 +120,15 @@ async function providerCall(url: string, init: RequestInit = {}): Promise<Respon
   return res;
 }
 
-async function checkTurn(dev: WranglerDev, token: string, providerBase: string, apiKey: string, model = MODEL_NAME): Promise<string> {
+/** `route`: where the client sends its calls (default: straight to `wrangler dev`; e2e/connector.ts: through the connector). */
+async function checkTurn(
+  dev: WranglerDev,
+  token: string,
+  providerBase: string,
+  apiKey: string,
+  model = MODEL_NAME,
+  route: Route = { baseUrl: dev.baseUrl },
+): Promise<string> {
   const scenarioId = `e2e-${randomUUID()}`;
   await providerCall(`${providerBase}/__scenarios/${scenarioId}`, {
     method: "PUT",
@@ -124,7 +136,7 @@ async function checkTurn(dev: WranglerDev, token: string, providerBase: string, 
     body: JSON.stringify({ responses: [{ steps: chatScript(TEXT_PARTS) }] }),
   });
 
-  const { agent, bidi } = clients(dev.baseUrl, token);
+  const { agent, bidi } = clients(route, token);
   const requestId = randomUUID();
   const conversationId = randomUUID();
   const abort = new AbortController();
@@ -201,7 +213,7 @@ async function checkTurn(dev: WranglerDev, token: string, providerBase: string, 
 }
 
 async function checkWrongToken(dev: WranglerDev): Promise<void> {
-  const { ai } = clients(dev.baseUrl, "wrong-token");
+  const { ai } = clients({ baseUrl: dev.baseUrl }, "wrong-token");
   try {
     await ai.availableModels({}, { timeoutMs: CALL_TIMEOUT_MS });
   } catch (error) {
@@ -213,7 +225,7 @@ async function checkWrongToken(dev: WranglerDev): Promise<void> {
 }
 
 async function checkAvailableModels(dev: WranglerDev, token: string): Promise<void> {
-  const { ai } = clients(dev.baseUrl, token);
+  const { ai } = clients({ baseUrl: dev.baseUrl }, token);
   const res = await ai.availableModels({}, { timeoutMs: CALL_TIMEOUT_MS });
   const model = res.models.find((m) => m.name === MODEL_NAME);
   assert(model, `AvailableModels did not list ${MODEL_NAME}: ${JSON.stringify(res.modelNames)}`);
@@ -299,6 +311,12 @@ async function main(): Promise<number> {
     await check("two teams on one server each run a turn with their own key", () =>
       checkTwoTeams(dev!.baseUrl, adminToken, providerBase, UPSTREAM_MODEL, (t, m, k) => checkTurn(dev!, t, providerBase, k, m)),
     );
+    await checkConnector({
+      check,
+      edge: { baseUrl: dev.baseUrl, token },
+      modelName: MODEL_NAME,
+      turn: (route, cursorToken) => checkTurn(dev!, cursorToken, providerBase, apiKey, MODEL_NAME, route),
+    });
     await checkCodexCli({ check, providerBase, workDir, edge: { baseUrl: dev.baseUrl, token } });
   } catch (error) {
     results.push({ name: "setup", ok: false, ms: 0, error: error instanceof Error ? error.message : String(error) });

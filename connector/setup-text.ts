@@ -1,0 +1,76 @@
+// What the connector prints for people: how to trust (and untrust) its CA on each
+// OS, the Cursor settings that send the app through it, and for `--print-cli` what
+// the `agent` CLI needs (docs/connector.md). Never includes the token, only the
+// name of the variable that holds it.
+
+export interface SetupFacts {
+  certPath: string;
+  /** The CA certificate's SHA-1 fingerprint, hex without colons: how macOS and Windows name it for removal. */
+  sha1: string;
+  host: string;
+  port: number;
+  deploymentUrl: string;
+  tokenEnv: string;
+}
+
+/** The settings.json entries for Cursor (docs/connector.md#cursor-settings). */
+function cursorSettings(proxyUrl: string): Record<string, unknown> {
+  return {
+    "http.proxy": proxyUrl,
+    "http.proxySupport": "on",
+    "cursor.general.disableHttp2": true,
+    "http.experimental.systemCertificatesV2": true,
+  };
+}
+
+function proxyUrl(facts: SetupFacts): string {
+  const host = facts.host.includes(":") ? `[${facts.host}]` : facts.host;
+  return `http://${host}:${facts.port}`;
+}
+
+/** Quoted for a POSIX shell. */
+const sh = (path: string) => `'${path.replace(/'/g, `'\\''`)}'`;
+
+function trustText(certPath: string, sha1: string): string {
+  const p = sh(certPath);
+  return `Trust the connector's CA once (it can only vouch for the Cursor API hosts: name-constrained):
+  Debian/Ubuntu: sudo cp ${p} /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates
+  Fedora/RHEL:   sudo trust anchor --store ${p}
+  macOS:         sudo security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain ${p}
+  Windows:       certutil -addstore -user Root "${certPath}"
+
+To undo:
+  Debian/Ubuntu: sudo rm /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates --fresh
+  Fedora/RHEL:   sudo trust anchor --remove ${p}
+  macOS:         sudo security delete-certificate -Z ${sha1} -t /Library/Keychains/System.keychain
+  Windows:       certutil -delstore -user Root ${sha1}
+  and remove the Cursor settings below, then delete the folder holding ${p}.
+`;
+}
+
+export function setupText(facts: SetupFacts): string {
+  const settings = JSON.stringify(cursorSettings(proxyUrl(facts)), null, 2)
+    .replace(/^[{}]$/gm, "")
+    .trim();
+  return `byok-connect: ${proxyUrl(facts)} → ${facts.deploymentUrl} (token from $${facts.tokenEnv})
+CA certificate: ${facts.certPath}
+
+${trustText(facts.certPath, facts.sha1)}
+Cursor: add to settings.json (Command Palette → "Preferences: Open User Settings (JSON)"), then restart Cursor:
+  ${settings.replace(/\n\s*/g, "\n  ")}
+
+Keep this running while Cursor is open; Ctrl-C stops it.
+`;
+}
+
+/** `--print-cli`: the same deployment for the `agent` CLI, which needs no proxy or CA. */
+export function cliText(deploymentUrl: string, tokenEnv: string): string {
+  const url = deploymentUrl.replace(/\/+$/, "");
+  return `The agent CLI talks to the deployment directly (no proxy, no CA):
+
+  CURSOR_API_ENDPOINT=${url} CURSOR_API_KEY="$${tokenEnv}" agent
+
+or with flags:  agent --endpoint ${url} --api-key "$${tokenEnv}"
+(the token is your byok-edge token: BYOK_TOKEN on a single-user deployment, your own byok_… token on a team one)
+`;
+}

@@ -1,0 +1,92 @@
+// The connector's command line (connector/main.ts, connector/options.ts) and its
+// routed paths: the token only ever comes from the named variable and is never
+// printed, bad input gets a clear error and exit 2, and the catalogue paths it
+// sends to the deployment are ones the worker answers.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseConnectArgs } from "../../connector/options.ts";
+import { CATALOGUE_PATHS, isRoutedHost, isRoutedPath } from "../../connector/routes.ts";
+import { UNARY_ROUTES } from "../../src/catalog/unary-routes.ts";
+import { withTimeout } from "../support/deferred.ts";
+
+const MAIN = resolve(import.meta.dirname, "../../connector/main.ts");
+const SECRET = "byok_secret-that-must-never-be-printed";
+
+/** Runs the CLI to its end (it must end by itself: these invocations never start the proxy). */
+async function run(args: string[], env: Record<string, string | undefined> = {}) {
+  // Only what the CLI needs: no token variable of the test's own environment leaks in.
+  const childEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as unknown as NodeJS.ProcessEnv;
+  const child = spawn(process.execPath, [MAIN, ...args], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d));
+  child.stderr.on("data", (d: Buffer) => (stderr += d));
+  const code = await withTimeout(
+    new Promise<number | null>((res) => child.once("exit", (c: number | null) => res(c))),
+    15_000,
+    `byok-connect ${args.join(" ")}`,
+  ).finally(() => child.kill());
+  return { code, stdout, stderr };
+}
+
+describe("byok-connect", () => {
+  it("stops with exit 2 and says which variable when the token variable is unset or empty", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "byok-conn-cli-"));
+    try {
+      for (const env of [{}, { MY_TOKEN: "" }] as Record<string, string>[]) {
+        const out = await run(["--url", "https://byok.example.com", "--token-env", "MY_TOKEN", "--config-dir", dir], env);
+        expect(out.code).toBe(2);
+        expect(out.stderr).toContain("MY_TOKEN is not set or empty");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("--print-cli prints the endpoint and the variable's name, never the token", async () => {
+    const out = await run(["--url", "https://byok.example.com/", "--token-env", "MY_TOKEN", "--print-cli"], { MY_TOKEN: SECRET });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("CURSOR_API_ENDPOINT=https://byok.example.com ");
+    expect(out.stdout).toContain('CURSOR_API_KEY="$MY_TOKEN"');
+    expect(out.stdout + out.stderr).not.toContain(SECRET);
+  });
+
+  it("refuses a token on the command line and a URL that is not http(s)", async () => {
+    const flag = await run(["--url", "https://byok.example.com", "--token", SECRET]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).not.toContain(SECRET);
+    const ftp = await run(["--url", "ftp://byok.example.com", "--token-env", "T"], { T: "x" });
+    expect(ftp.code).toBe(2);
+    expect(ftp.stderr).toContain("--url must be http:// or https://");
+  });
+
+  it("warns about plain http to another machine and about listening beyond loopback", () => {
+    const parse = (...args: string[]) => parseConnectArgs(["--token-env", "T", ...args], { T: "x" });
+    const remote = parse("--url", "http://byok.example.com");
+    expect(remote.kind === "run" && remote.options.warnings).toEqual([expect.stringContaining("plain http to byok.example.com")]);
+    const local = parse("--url", "http://127.0.0.1:8787");
+    expect(local.kind === "run" && local.options.warnings).toEqual([]);
+    const open = parse("--url", "https://byok.example.com", "--host", "0.0.0.0");
+    expect(open.kind === "run" && open.options.warnings).toEqual([expect.stringContaining("not loopback")]);
+    expect(parse("--url", "https://byok.example.com", "--port", "70000")).toMatchObject({ kind: "error" });
+    expect(parse("--url", "https://user:pw@byok.example.com")).toMatchObject({ kind: "error" });
+  });
+});
+
+describe("the routed set", () => {
+  it("sends only catalogue and config calls the worker answers itself", () => {
+    for (const path of CATALOGUE_PATHS) expect(UNARY_ROUTES.has(path), path).toBe(true);
+    expect(isRoutedPath("/aiserver.v1.AiService/GetServerConfig?x=1")).toBe(true);
+    expect(isRoutedPath("/agent.v1.AgentService/RunSSE")).toBe(true);
+    expect(isRoutedPath("/aiserver.v1.BidiService/BidiAppend")).toBe(true);
+    // Account calls stay with Cursor.
+    expect(isRoutedPath("/aiserver.v1.DashboardService/GetMe")).toBe(false);
+    expect(isRoutedPath("/aiserver.v1.AuthService/GetEmail")).toBe(false);
+    expect(isRoutedHost("API2.cursor.sh")).toBe(true);
+    expect(isRoutedHost("cursor.sh")).toBe(false);
+    expect(isRoutedHost("api3.cursor.sh")).toBe(false);
+  });
+});

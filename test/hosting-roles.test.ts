@@ -38,12 +38,19 @@ function expectError(res: ApiResponse<unknown>, status: number, code: string): v
 
 describe("GET /api/v1/me", () => {
   it("answers every kind of token with who it is", async () => {
-    expect(expectStatus(await api("GET", "/api/v1/me"), 200)).toEqual({ user: null, team: null, operator: true, principal: "operator" });
+    expect(expectStatus(await api("GET", "/api/v1/me"), 200)).toEqual({
+      user: null,
+      team: null,
+      operator: true,
+      principal: "operator",
+      token: null,
+    });
     expect(expectStatus(await api("GET", "/api/v1/me", { token: LOCAL_TOKEN }), 200)).toEqual({
       user: null,
       team: null,
       operator: false,
       principal: "local",
+      token: null,
     });
     expect(expectStatus(await api("GET", "/api/v1/me", { token: admin.token }), 200)).toMatchObject({
       user: { id: admin.user.id, role: "admin", team_id: team.id },

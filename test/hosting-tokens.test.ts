@@ -50,12 +50,14 @@ describe("user tokens", () => {
 
   it("accepts a user token on Cursor calls and on the admin API, and records its last use", async () => {
     const team = await createTeam();
-    const { user, token } = await member(team.id, "member");
+    const user = await createUser(team.id, "member");
+    const { id: tokenId, token } = await issueToken(user.id, { name: "cli" });
     expect(expectStatus(await me(token), 200)).toEqual({
       user: { id: user.id, email: user.email, role: "member", team_id: team.id },
       team: { id: team.id, name: team.name },
       operator: false,
       principal: "user",
+      token: { id: tokenId, name: "cli", expires_at: null },
     });
     const models = await usableModels(token);
     expect(models.status).toBe(200);
@@ -72,6 +74,23 @@ describe("user tokens", () => {
       },
       { timeout: 5_000 },
     );
+  });
+
+  it("me names the token of the call, and none for the operator and local", async () => {
+    const team = await createTeam();
+    const user = await createUser(team.id, "member");
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const laptop = await issueToken(user.id, { name: "laptop", expires_at: expiresAt });
+    const phone = await issueToken(user.id, { name: "phone" });
+    const tokenOf = async (token: string) =>
+      expectStatus(
+        await api<{ token: { id: string; name: string; expires_at: string | null } | null }>("GET", "/api/v1/me", { token }),
+        200,
+      ).token;
+    expect(await tokenOf(laptop.token)).toEqual({ id: laptop.id, name: "laptop", expires_at: expiresAt });
+    expect(await tokenOf(phone.token)).toEqual({ id: phone.id, name: "phone", expires_at: null });
+    expect(await tokenOf(OPERATOR_TOKEN)).toBeNull();
+    expect(await tokenOf("test-token")).toBeNull();
   });
 
   it("refuses a token revoked through the API at once, on the admin API and on Cursor calls", async () => {

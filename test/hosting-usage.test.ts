@@ -4,11 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { recordRunUsage } from "../src/store/d1/usage.ts";
-import { api, type ApiError, expectStatus, LOCAL_TOKEN, type Member, teamWithPeople } from "./support/admin-client.ts";
+import { api, type ApiError, expectStatus, LOCAL_TOKEN, type Member, OPERATOR_TOKEN, teamWithPeople } from "./support/admin-client.ts";
 
 interface UsageRow {
   day?: string;
   user_id?: string;
+  email?: string | null;
   model?: string;
   requests: number;
   input_tokens: number;
@@ -136,6 +137,22 @@ describe("usage API", () => {
     expect(missing.status).toBe(404);
     // The single-user principal sees its own.
     expect(sums((await usage(LOCAL_TOKEN, "from=2033-06-01&to=2033-06-30")).rows)).toEqual([["2033-06-11", 1, 5, 5]]);
+  });
+
+  it("names each user's email in the rows per user, and none for local or a removed user", async () => {
+    const { admin, member } = await teamWithPeople();
+    await spend(2040, of(member), "02-01", "m", 10, 1);
+    await spend(2040, of(admin), "02-01", "m", 20, 2);
+    await spend(2040, { principal: "local", teamId: null }, "02-01", "m", 5, 5);
+    const range = "from=2040-02-01&to=2040-02-28&group_by=user";
+    const emails = async (token: string) => Object.fromEntries((await usage(token, range)).rows.map((r) => [r.user_id, r.email]));
+
+    expect(await emails(admin.token)).toEqual({ [member.user.id]: member.user.email, [admin.user.id]: admin.user.email });
+    expect((await emails(OPERATOR_TOKEN)).local).toBeNull();
+    expectStatus(await api("DELETE", `/api/v1/users/${member.user.id}`, { token: admin.token }), 204);
+    expect(await emails(admin.token)).toEqual({ [member.user.id]: null, [admin.user.id]: admin.user.email });
+    // Other groupings carry no email.
+    expect((await usage(admin.token, "from=2040-02-01&to=2040-02-28&group_by=model")).rows[0]).not.toHaveProperty("email");
   });
 
   it("refuses bad dates, reversed and overlong ranges and unknown groupings with invalid_argument", async () => {

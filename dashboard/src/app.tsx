@@ -159,7 +159,8 @@ function SignedIn({ token }: { token: string }) {
 function Shell({ api, me }: PageProps) {
   const route = useHashRoute();
   const allowed = routesFor(me);
-  const active = PAGES.find((p) => p.route === route && allowed.includes(p.route));
+  // #/team opens for anyone: for those without a Team link it says who may manage a team (pages/team.tsx).
+  const active = PAGES.find((p) => p.route === route && (allowed.includes(p.route) || p.route === "team"));
   const mainRef = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
   useEffect(() => {

@@ -6,11 +6,14 @@ import { swaggerUI } from "@hono/swagger-ui";
 import { bodyLimit } from "hono/body-limit";
 import { authenticate } from "../auth/principal.ts";
 import { AppError } from "../proto/connect/error.ts";
+import { budgetRoutes } from "./budget.ts";
 import { adminRoutes } from "./context.ts";
+import { conversationRoutes } from "./conversations.ts";
 import { adminErrorResponse } from "./errors.ts";
 import { credentialRoutes } from "./credentials.ts";
 import { meRoutes } from "./me.ts";
 import { rewrapRoutes } from "./rewrap.ts";
+import { runRoutes } from "./runs.ts";
 import { modelTestRoutes } from "./model-test.ts";
 import { modelRoutes } from "./models.ts";
 import { teamRoutes } from "./teams.ts";
@@ -18,7 +21,7 @@ import { tokenRoutes } from "./tokens.ts";
 import { usageRoutes } from "./usage.ts";
 import { userRoutes } from "./users.ts";
 
-/** The resources under /api/v1; a new one (credentials, models, usage, rewrap) is a file beside these and a line here. */
+/** The resources under /api/v1; a new one (credentials, models, usage, runs, rewrap) is a file beside these and a line here. */
 const RESOURCES = [
   meRoutes,
   teamRoutes,
@@ -28,6 +31,9 @@ const RESOURCES = [
   modelRoutes,
   modelTestRoutes,
   usageRoutes,
+  runRoutes,
+  conversationRoutes,
+  budgetRoutes,
   rewrapRoutes,
 ];
 

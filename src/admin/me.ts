@@ -1,9 +1,10 @@
-// GET /api/v1/me: who the token belongs to.
+// GET /api/v1/me: who the token belongs to, and which of their tokens made the call.
 import { createRoute, z } from "@hono/zod-openapi";
 import { d1 } from "../store/d1/db.ts";
 import { teamById } from "../store/d1/teams.ts";
+import { tokenById } from "../store/d1/tokens.ts";
 import { adminRoutes } from "./context.ts";
-import { BEARER, errorResponses, json } from "./schemas.ts";
+import { BEARER, errorResponses, iso, json, Timestamp } from "./schemas.ts";
 
 const MeSchema = z
   .object({
@@ -14,6 +15,10 @@ const MeSchema = z
     principal: z
       .enum(["operator", "user", "local"])
       .openapi({ description: "operator (ADMIN_TOKEN), user (a user token) or local (BYOK_TOKEN)" }),
+    token: z
+      .object({ id: z.string(), name: z.string(), expires_at: Timestamp.nullable() })
+      .nullable()
+      .openapi({ description: "The user token of this call; null for the operator and local" }),
   })
   .openapi("Me");
 
@@ -30,15 +35,17 @@ meRoutes.openapi(
   async (c) => {
     const principal = c.var.principal;
     if (principal.kind !== "user") {
-      return c.json({ user: null, team: null, operator: principal.kind === "operator", principal: principal.kind }, 200);
+      return c.json({ user: null, team: null, operator: principal.kind === "operator", principal: principal.kind, token: null }, 200);
     }
-    const team = await teamById(d1(c.env.DB), principal.teamId);
+    const db = d1(c.env.DB);
+    const [team, token] = await Promise.all([teamById(db, principal.teamId), tokenById(db, principal.tokenId)]);
     return c.json(
       {
         user: { id: principal.id, email: principal.email, role: principal.role, team_id: principal.teamId },
         team: team ? { id: team.id, name: team.name } : null,
         operator: false,
         principal: principal.kind,
+        token: token ? { id: token.id, name: token.name, expires_at: iso(token.expiresAtMs) } : null,
       },
       200,
     );

@@ -40,6 +40,7 @@ const ERROR_DESCRIPTIONS = {
   412: "failed_precondition: the change would break an invariant",
   429: "resource_exhausted: a limit is reached",
   501: "unimplemented: the operator API needs ADMIN_TOKEN",
+  503: "unavailable: something the answer depends on could not be reached; try again",
 } as const;
 
 type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;

@@ -38,6 +38,11 @@ const UsageRow = z
   .object({
     day: z.string().optional().openapi({ example: "2026-05-01" }),
     user_id: z.string().optional().openapi({ description: "A user id, or local for the single-user principal" }),
+    email: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: "With group_by=user: the user's email; null for local and removed users" }),
     model: z.string().optional(),
     requests: z.int(),
     input_tokens: z.int(),
@@ -72,8 +77,9 @@ usageRoutes.openapi(
     const db = d1(c.env.DB);
     const scope = await scopeOf(c.var.principal, query.team_id, (id) => teamById(db, id));
     const totals = await usageTotals(db, scope, range, query.group_by);
-    const rows = totals.map(({ key, ...t }) => ({
+    const rows = totals.map(({ key, email, ...t }) => ({
       [GROUP_FIELD[query.group_by]]: key,
+      ...(query.group_by === "user" && { email }),
       requests: t.requests,
       input_tokens: t.inputTokens,
       output_tokens: t.outputTokens,
@@ -87,7 +93,11 @@ usageRoutes.openapi(
 );
 
 /** Whose rows the caller reads; a team_id outside the caller's reach is not_found, like every other id. */
-async function scopeOf(principal: Principal, teamId: string | undefined, team: (id: string) => Promise<unknown>): Promise<UsageScope> {
+export async function scopeOf(
+  principal: Principal,
+  teamId: string | undefined,
+  team: (id: string) => Promise<unknown>,
+): Promise<UsageScope> {
   if (teamId !== undefined) {
     if (teamReach(principal, teamId) === "none" || !(await team(teamId))) throw new AppError("not_found", `team ${teamId} not found`);
   }

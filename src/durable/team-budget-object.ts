@@ -4,7 +4,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { limitsNow } from "../limits/clock.ts";
 import { refusalOf } from "../limits/refusal.ts";
-import { monthDays, monthOf, reserve, settle, type TeamMonth } from "../limits/team-month.ts";
+import { monthDays, monthOf, reservedTokens, reserve, settle, type TeamMonth } from "../limits/team-month.ts";
 import { d1 } from "../store/d1/db.ts";
 import { teamTokensBetween } from "../store/d1/limits.ts";
 
@@ -27,6 +27,14 @@ export class TeamBudgetObject extends DurableObject<Env> {
     await this.#open(teamId);
     const nowMs = limitsNow();
     this.#save(settle(this.#load(nowMs), callId, tokens, nowMs));
+  }
+
+  /** The month's figures the refusals use: tokens counted and tokens reserved by calls in flight. */
+  async figures(teamId: string): Promise<{ month: string; used: number; reserved: number }> {
+    await this.#open(teamId);
+    const nowMs = limitsNow();
+    const state = this.#load(nowMs);
+    return { month: state.month, used: state.used, reserved: reservedTokens(state, nowMs) };
   }
 
   async #open(teamId: string): Promise<void> {

@@ -34,6 +34,11 @@ function live(state: TeamMonth, nowMs: number): TeamMonth {
   return { ...state, reservations };
 }
 
+/** The tokens reserved by calls still in flight (lapsed reservations no longer count). */
+export function reservedTokens(state: TeamMonth, nowMs: number): number {
+  return Object.values(live(state, nowMs).reservations).reduce((sum, r) => sum + r.tokens, 0);
+}
+
 /**
  * Reserves up to `estimate` tokens for one call, or refuses it when the used and
  * reserved tokens already reach the budget. Near the end of a budget a call gets
@@ -41,8 +46,7 @@ function live(state: TeamMonth, nowMs: number): TeamMonth {
  */
 export function reserve(state: TeamMonth, budget: number, callId: string, estimate: number, nowMs: number): TeamMonth {
   const current = live(state, nowMs);
-  const reserved = Object.values(current.reservations).reduce((sum, r) => sum + r.tokens, 0);
-  const left = budget - current.used - reserved;
+  const left = budget - current.used - reservedTokens(current, nowMs);
   if (left <= 0) throw budgetUsedUp(budget);
   current.reservations[callId] = { tokens: Math.max(1, Math.min(left, Math.ceil(estimate))), untilMs: nowMs + RESERVATION_MS };
   return current;

@@ -1,7 +1,8 @@
 // The usage API's read of the ledger (docs/hosting.md#usage-api): token sums per
 // day, user or model over a range of UTC days, within what the caller may see.
-import { and, asc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
 import type { D1Db } from "./db.ts";
+import { users } from "./schema/accounts.ts";
 import { usageLedger } from "./schema/usage.ts";
 
 export type UsageGroup = "day" | "user" | "model";
@@ -11,6 +12,8 @@ export type UsageScope = { principal: string } | { teamId: string } | { all: tru
 
 export interface UsageTotals {
   key: string;
+  /** Grouped by user: the user's email; null for local, removed users and other groupings. */
+  email: string | null;
   requests: number;
   inputTokens: number;
   outputTokens: number;
@@ -37,6 +40,8 @@ export async function usageTotals(
   return db
     .select({
       key,
+      // One user row per principal at most (users.id), so max() only names it.
+      email: group === "user" ? sql<string | null>`max(${users.email})` : sql<null>`null`,
       requests: sql<number>`sum(${usageLedger.requests})`,
       inputTokens: sql<number>`sum(${usageLedger.inputTokens})`,
       outputTokens: sql<number>`sum(${usageLedger.outputTokens})`,
@@ -46,6 +51,7 @@ export async function usageTotals(
       costUsd: sql<number>`total(${usageLedger.costUsd})`,
     })
     .from(usageLedger)
+    .leftJoin(users, and(eq(users.id, usageLedger.principal), isNull(users.removedAtMs)))
     .where(and(...where))
     .groupBy(key)
     .orderBy(asc(key))

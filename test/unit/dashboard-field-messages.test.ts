@@ -5,7 +5,7 @@ import { fieldMessages } from "../../dashboard/src/field-messages.ts";
 
 describe("field messages of an invalid_argument message", () => {
   it("keys each body field's message by the field's name", () => {
-    expect(fieldMessages("body.email: Invalid email address; body.role: Invalid option: expected one of \"admin\"|\"member\"")).toEqual({
+    expect(fieldMessages('body.email: Invalid email address; body.role: Invalid option: expected one of "admin"|"member"')).toEqual({
       email: "Invalid email address",
       role: 'Invalid option: expected one of "admin"|"member"',
     });

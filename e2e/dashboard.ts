@@ -142,9 +142,12 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
               .catch(() => "(unreadable)")
           : "(no page)";
         const where = page ? `${page.url()}, focus on ${JSON.stringify(await focusedDescription(page).catch(() => "?"))}` : "";
-        throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- page (${where}) ---\n${(shown ?? "").slice(0, 2_000)}`, {
-          cause: error,
-        });
+        throw new Error(
+          `${error instanceof Error ? error.message : String(error)}\n--- page (${where}) ---\n${(shown ?? "").slice(0, 2_000)}`,
+          {
+            cause: error,
+          },
+        );
       }
     });
   let browser: Browser | undefined;

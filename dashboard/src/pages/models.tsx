@@ -110,7 +110,9 @@ function ModelsManager({ api, me }: PageProps) {
         const c = credentialOf(m);
         return c ? (
           <>
-            {c.name} <span class="muted">({c.provider})</span>
+            {c.name}
+            <br />
+            <span class="muted">{c.provider}</span>
           </>
         ) : (
           <span class="muted">unknown credential</span>

@@ -4,7 +4,7 @@
 import type { ComponentChildren, JSX } from "preact";
 import { useId } from "preact/hooks";
 
-export interface ControlProps {
+interface ControlProps {
   id: string;
   name: string;
   "aria-invalid"?: "true";

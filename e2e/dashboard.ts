@@ -1,5 +1,5 @@
 // The dashboard in headless Chromium against the same `wrangler dev` as the other
-// checks (docs/dashboard.md#tests): the operator sets up a team, its admin and the
+// checks (docs/dashboard.md#accessibility): the operator sets up a team, its admin and the
 // admin's token through the API; then, in the browser, the admin signs in by
 // keyboard alone, adds a credential and models on the fake provider, tests them
 // (figures, then the provider's raw error), sees the API's inline errors, runs a
@@ -159,7 +159,7 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
   const apiKey = `sk-ui-${toHex(randomBytes(10))}`;
   const okScenario = `ui-ok-${randomUUID()}`;
   const failScenario = `ui-fail-${randomUUID()}`;
-  const state: { token?: string; userId?: string; tokenId?: string; conversationId?: string } = {};
+  const state: { token?: string; userId?: string; tokenId?: string; laptopToken?: string } = {};
   const need = <T>(value: T | undefined, what: string): T => {
     assert(value !== undefined, `an earlier step did not ${what}`);
     return value;
@@ -425,6 +425,7 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await panel.waitFor();
       await panel.getByText("it will not be shown again").waitFor();
       const shown = await panel.getByLabel("Token", { exact: true }).inputValue();
+      state.laptopToken = shown;
       assert(/^byok_[\w-]{20,}$/.test(shown), `the new token looks like ${JSON.stringify(shown)}`);
       await panel.getByRole("button", { name: "Copy" }).click();
       await panel
@@ -456,6 +457,21 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       });
       await res.body?.cancel();
       assert(res.status === 401, `the revoked token still gets HTTP ${res.status}`);
+    });
+
+    await check("dashboard: a token revoked elsewhere ends the session at the next call, with the same message", async () => {
+      const page = p();
+      const laptop = need(state.laptopToken, "issue the laptop token");
+      await page.getByLabel("Token", { exact: true }).fill(laptop);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      // Signing in again keeps the page the tab was on.
+      await page.getByRole("heading", { level: 1, name: "Tokens", exact: true }).waitFor();
+      const me = await call<{ token: { id: string } | null }>(baseUrl, laptop, "GET", "/me");
+      await call(baseUrl, adminToken, "DELETE", `/tokens/${need(me.token?.id, "name the token in /me")}`);
+      await nav(page).getByRole("link", { name: "Credentials", exact: true }).click();
+      await page.getByRole("alert").filter({ hasText: SESSION_ENDED }).waitFor();
+      await page.getByLabel("Token", { exact: true }).waitFor();
+      assert((await page.evaluate("sessionStorage.length")) === 0, "the token is still in sessionStorage");
     });
 
     await check("dashboard: no page broke the CSP or threw", async () => {

@@ -1,6 +1,6 @@
 // The signed-in token, kept in sessionStorage only (never in the URL or localStorage),
 // so it lasts as long as the tab. A 401 from any call ends the session with the
-// message the sign-in form shows (docs/dashboard.md#sign-in).
+// message the sign-in form shows (docs/dashboard.md#sign-in-and-roles).
 const KEY = "byok-edge.token";
 
 /** Shown on the sign-in form after a call was refused with 401. */

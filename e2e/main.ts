@@ -10,7 +10,10 @@
 //  3. AvailableModels lists the configured model with its context_token_limit;
 //  4. the turn's usage row reached D1 (the local migrations were applied);
 //  5. two teams on the same server, each with its own key (e2e/two-teams.ts);
-//  6. the real Codex CLI runs a code-mode cell on a host, through the gRPC bridge
+//  6. the dashboard in headless Chromium: sign in, credentials, models and their
+//     tests, a turn seen in Runs and Usage, tokens, revoking and being signed out,
+//     axe-core on every page (e2e/dashboard.ts);
+//  7. the real Codex CLI runs a code-mode cell on a host, through the gRPC bridge
 //     too (e2e/codex-cli.ts; skipped without `npm run codex:fetch`).
 // Prints "N passed, M failed" last; exits 0 only when all passed.
 import { randomBytes, randomUUID } from "node:crypto";
@@ -30,6 +33,7 @@ import { startFakeProviderServer } from "../test/support/fake-provider-server.ts
 import type { RecordedRequest, Step } from "../test/support/fake-provider-types.ts";
 import { KvClient } from "./support/kv-client.ts";
 import { checkCodexCli } from "./codex-cli.ts";
+import { checkDashboard } from "./dashboard.ts";
 import { checkTwoTeams } from "./two-teams.ts";
 import {
   installExitHandlers,
@@ -299,6 +303,14 @@ async function main(): Promise<number> {
     await check("two teams on one server each run a turn with their own key", () =>
       checkTwoTeams(dev!.baseUrl, adminToken, providerBase, UPSTREAM_MODEL, (t, m, k) => checkTurn(dev!, t, providerBase, k, m)),
     );
+    await checkDashboard({
+      check,
+      baseUrl: dev.baseUrl,
+      adminToken,
+      providerBase,
+      upstreamModel: UPSTREAM_MODEL,
+      turn: (t, m, k) => checkTurn(dev!, t, providerBase, k, m),
+    });
     await checkCodexCli({ check, providerBase, workDir, edge: { baseUrl: dev.baseUrl, token } });
   } catch (error) {
     results.push({ name: "setup", ok: false, ms: 0, error: error instanceof Error ? error.message : String(error) });

@@ -1,6 +1,7 @@
 // The admin API client of the dashboard: JSON over fetch with the session's bearer
 // token, errors as ApiError with the per-field messages of a 400 split out
 // (docs/hosting.md#errors). A 401 ends the session (session.ts), so pages need not.
+import { fieldMessages } from "./field-messages.ts";
 import { SESSION_ENDED, signOut } from "./session.ts";
 
 const BASE = "/api/v1";
@@ -30,21 +31,6 @@ export interface Api {
   post<T>(path: string, body?: unknown): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
   del(path: string): Promise<void>;
-}
-
-/**
- * The field messages of an invalid_argument message: each "body.<field>…: <text>" part, keyed by
- * its first path segment (so "body.headers.x-a: …" is the "headers" field's). Query problems too.
- */
-export function fieldMessages(message: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const part of message.split(/; (?=(?:body|query)\.)/)) {
-    const match = /^(?:body|query)\.([^.:\s]+)[^:]*: ([\s\S]+)$/.exec(part);
-    if (!match) continue;
-    const [, field, text] = match as unknown as [string, string, string];
-    fields[field] = fields[field] ? `${fields[field]}; ${text}` : text;
-  }
-  return fields;
 }
 
 /** An Api for `token`; `onUnauthorized` runs on a 401 (by default: end the session with its message). */

@@ -128,7 +128,25 @@ async function expectFieldError(form: Locator, label: string, pattern: RegExp): 
 }
 
 export async function checkDashboard(opts: DashboardCheckOptions): Promise<void> {
-  const { check, baseUrl, adminToken, providerBase, upstreamModel } = opts;
+  const { baseUrl, adminToken, providerBase, upstreamModel } = opts;
+  // A failing browser step says where the page was and what it showed.
+  const check: Check = (name, body) =>
+    opts.check(name, async () => {
+      try {
+        await body();
+      } catch (error) {
+        const shown = page
+          ? await page
+              .locator("body")
+              .textContent({ timeout: 1_000 })
+              .catch(() => "(unreadable)")
+          : "(no page)";
+        const where = page ? `${page.url()}, focus on ${JSON.stringify(await focusedDescription(page).catch(() => "?"))}` : "";
+        throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- page (${where}) ---\n${(shown ?? "").slice(0, 2_000)}`, {
+          cause: error,
+        });
+      }
+    });
   let browser: Browser | undefined;
   let close: (() => Promise<void>) | undefined;
   let context: BrowserContext | undefined;
@@ -331,7 +349,8 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       assert((await focusedDescription(page)) === "Cancel", "the confirmation did not start on Cancel");
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });
-      assert((await focusedDescription(page)) === "Delete ui-model-broken", "focus did not return to the Delete button");
+      const back = await focusedDescription(page);
+      assert(back === "Delete ui-model-broken", `focus did not return to the Delete button but to ${JSON.stringify(back)}`);
       await del.click();
       await dialog.getByRole("button", { name: "Delete model" }).click();
       await main(page)
@@ -379,7 +398,7 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await run.waitFor();
       await run.getByRole("button", { name: /^Details \(1\)/ }).click();
       const calls = page.getByRole("table", { name: "Provider calls" });
-      await calls.getByRole("row", { name: new RegExp(upstreamModel) }).waitFor();
+      await calls.getByRole("row", { name: /openai-chat/ }).waitFor();
       await expectAccessible(page, "Runs with a run's provider calls");
 
       await goTo(page, "Usage");

@@ -14,39 +14,50 @@ export interface ConfirmRequest {
 export function useConfirm(): [ComponentChildren, (request: ConfirmRequest) => Promise<boolean>] {
   const [request, setRequest] = useState<ConfirmRequest | null>(null);
   const resolveRef = useRef<((ok: boolean) => void) | null>(null);
+  const dialogRef = useRef<HTMLDialogElement>(null);
+  const openerRef = useRef<HTMLElement | null>(null);
   const ask = useCallback((next: ConfirmRequest) => {
     resolveRef.current?.(false);
+    // Asked from a click or key handler: what has focus now is what opened it.
+    openerRef.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     setRequest(next);
     return new Promise<boolean>((resolve) => {
       resolveRef.current = resolve;
     });
   }, []);
   const done = useCallback((ok: boolean) => {
+    // Closed and focus returned now, not when the dialog leaves the page after the next render:
+    // until then the page behind a modal dialog is inert and cannot take focus.
+    if (dialogRef.current?.open) dialogRef.current.close();
+    const opener = openerRef.current;
+    if (opener?.isConnected) opener.focus(); // a deleted row's button is gone; focus then stays on the page
     resolveRef.current?.(ok);
     resolveRef.current = null;
     setRequest(null);
   }, []);
-  return [request ? <ConfirmDialog request={request} onDone={done} /> : null, ask];
+  return [request ? <ConfirmDialog request={request} dialogRef={dialogRef} onDone={done} /> : null, ask];
 }
 
-function ConfirmDialog({ request, onDone }: { request: ConfirmRequest; onDone: (ok: boolean) => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
+interface ConfirmDialogProps {
+  request: ConfirmRequest;
+  dialogRef: { current: HTMLDialogElement | null };
+  onDone: (ok: boolean) => void;
+}
+
+function ConfirmDialog({ request, dialogRef, onDone }: ConfirmDialogProps) {
   const cancelRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
-    const dialog = ref.current;
+    const dialog = dialogRef.current;
     if (!dialog) return;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     dialog.showModal();
     cancelRef.current?.focus();
     return () => {
       if (dialog.open) dialog.close();
-      // Back to the button that opened it, when it is still in the page (a deleted row's is not).
-      if (opener?.isConnected) opener.focus();
     };
-  }, []);
+  }, [dialogRef]);
   return (
     <dialog
-      ref={ref}
+      ref={dialogRef}
       class="confirm"
       aria-labelledby="confirm-title"
       onCancel={(e) => {

@@ -84,6 +84,7 @@ async function shootAll(
       fullPage: true,
       animations: "disabled",
       mask: mask.map((selector) => page.locator(selector)),
+      maskColor: "#9aa0a6",
     });
     // Readable at this width: a full-page shot wider than the viewport means something sticks out sideways.
     const width = png.readUInt32BE(16); // the PNG header's width

@@ -141,19 +141,20 @@ function random(seedValue: number): () => number {
   };
 }
 
-/** 28 days before today of ledger rows: weekdays busier than weekends, cache reads growing as prompts get cached. */
+/** Ledger rows for the 28 days before today and today's morning: weekdays busier than weekends, cache reads growing as prompts get cached. */
 async function writeLedgerHistory(ctx: Ctx, teamId: string, userIds: string[]): Promise<void> {
   const next = random(12);
   const rows: string[] = [];
   const today = Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
-  for (let back = 28; back >= 1; back--) {
+  for (let back = 28; back >= 0; back--) {
     const dayMs = today - back * 86_400_000;
     const day = new Date(dayMs).toISOString().slice(0, 10);
     const weekend = [0, 6].includes(new Date(dayMs).getUTCDay());
+    const part = back === 0 ? 0.4 : 1; // today is not over
     userIds.forEach((userId, u) => {
       for (const name of ["gpt-4.1", "gpt-4.1-mini"] as const) {
         if (weekend && next() < 0.7) continue;
-        const scale = (u === 0 ? 1.4 : u === 1 ? 1 : 0.5) * (name === "gpt-4.1" ? 1 : 0.6) * (weekend ? 0.3 : 1);
+        const scale = (u === 0 ? 1.4 : u === 1 ? 1 : 0.5) * (name === "gpt-4.1" ? 1 : 0.6) * (weekend ? 0.3 : 1) * part;
         const requests = Math.max(1, Math.round((8 + next() * 30) * scale));
         const input = Math.round(requests * (14_000 + next() * 9_000));
         const output = Math.round(requests * (700 + next() * 900));

@@ -75,12 +75,20 @@ async function shootAll(
   context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page = await context.newPage();
   const shot = async (name: string, mask: string[] = []) => {
-    await page.screenshot({
+    // Clicking in a table scrolls its box sideways; the shot shows each from its start.
+    await page.evaluate(() => {
+      for (const box of document.querySelectorAll(".table-wrap")) box.scrollLeft = 0;
+    });
+    const png = await page.screenshot({
       path: join(OUT, `${name}-${viewport.name}.png`),
       fullPage: true,
       animations: "disabled",
       mask: mask.map((selector) => page.locator(selector)),
+      maskColor: "#9aa0a6",
     });
+    // Readable at this width: a full-page shot wider than the viewport means something sticks out sideways.
+    const width = png.readUInt32BE(16); // the PNG header's width
+    if (width !== viewport.width) throw new Error(`${name} at ${viewport.name} width: the page is ${width} px wide, not ${viewport.width}`);
     console.log(`  ${name}-${viewport.name}.png`);
   };
 
@@ -113,7 +121,7 @@ async function shootAll(
   await shot("runs");
 
   await open(page, "team", "Team");
-  await page.getByText(/ of [\d,]+ tokens \(/).waitFor();
+  await page.getByRole("meter").waitFor();
   await page.getByRole("table", { name: "Users of the team" }).waitFor();
   await shot("team");
 

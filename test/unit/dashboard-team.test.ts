@@ -1,13 +1,19 @@
 // The Team page's number fields (dashboard/src/team/numbers.ts): blank is "none",
 // digit groups are allowed, anything else is refused with a message.
 import { describe, expect, it } from "vitest";
-import { budgetText, parseWhole } from "../../dashboard/src/team/numbers.ts";
+import { budgetText, parseWhole, wholeText } from "../../dashboard/src/team/numbers.ts";
 
 describe("team number fields", () => {
   it("reads blank as null and digit groups as the number", () => {
     expect(parseWhole("  ", 1)).toEqual({ value: null });
     expect(parseWhole("50,000,000", 0)).toEqual({ value: 50_000_000 });
     expect(parseWhole("1_000", 0)).toEqual({ value: 1000 });
+  });
+
+  it("writes a stored value back in a form it reads again, and null as empty", () => {
+    expect(wholeText(40_000_000)).toBe("40,000,000");
+    expect(parseWhole(wholeText(40_000_000), 0)).toEqual({ value: 40_000_000 });
+    expect(wholeText(null)).toBe("");
   });
 
   it("refuses fractions, negatives, words and values under the minimum", () => {

@@ -57,19 +57,7 @@ export function TeamPage({ api, me }: PageProps) {
       <h1>Team</h1>
       <ErrorNotice>{error}</ErrorNotice>
       <StatusNotice>{teams === undefined && !error ? "Loading…" : status}</StatusNotice>
-      {operator && teams && (
-        <>
-          <TeamList teams={teams} selected={selected} onPick={setSelected} />
-          <CreateTeam
-            api={api}
-            onCreated={(created) => {
-              setStatus(`Created the team ${created.name}.`);
-              setTeams((old) => [...(old ?? []), created]);
-              setSelected(created.id);
-            }}
-          />
-        </>
-      )}
+      {operator && teams && <TeamList teams={teams} selected={selected} onPick={setSelected} />}
       {team && (
         <section class="team-detail" aria-labelledby="team-name">
           <h2 id="team-name" class="team-heading">
@@ -81,6 +69,16 @@ export function TeamPage({ api, me }: PageProps) {
           </div>
           <TeamUsers key={team.id} api={api} teamId={team.id} selfId={me.user?.id} />
         </section>
+      )}
+      {operator && teams && (
+        <CreateTeam
+          api={api}
+          onCreated={(created) => {
+            setStatus(`Created the team ${created.name}.`);
+            setTeams((old) => [...(old ?? []), created]);
+            setSelected(created.id);
+          }}
+        />
       )}
     </section>
   );

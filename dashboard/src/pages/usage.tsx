@@ -118,7 +118,7 @@ function UsageReport({ loaded }: { loaded: Loaded }) {
     [daily],
   );
   const rateSeries = useMemo<ChartSeries[]>(
-    () => [{ label: "Cache-hit rate", color: COLORS.rate, values: daily.map((d) => cacheHitRate(d) ?? 0) }],
+    () => [{ label: "Cache-hit rate", color: COLORS.rate, values: daily.map((d) => cacheHitRate(d)) }],
     [daily],
   );
   const modelRows = useMemo(() => models.map((r) => ({ ...r, key: r.model ?? "", label: r.model ?? "" })), [models]);
@@ -178,7 +178,9 @@ const RATE_RANGE: [number, number] = [0, 1];
 
 function userLabel(r: UsageRow): string {
   if (r.user_id === "local") return "local (single-user token)";
-  return r.email ?? `${r.user_id ?? "?"} (removed)`;
+  // null: a removed user (the API keeps their usage); absent: an API without emails.
+  if (r.email === null) return `${r.user_id ?? "?"} (removed)`;
+  return r.email ?? r.user_id ?? "?";
 }
 
 function Total({ term, value }: { term: string; value: string }) {

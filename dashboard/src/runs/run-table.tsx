@@ -104,6 +104,7 @@ export function Status({ value }: { value: string | null }) {
   return <span class={`badge run-status-${tone}`}>{value}</span>;
 }
 
+/** Attempts are shown counted from 1 (the API's `attempt` starts at 0). */
 function ProviderCalls({ calls }: { calls: ProviderCall[] }) {
   if (calls.length === 0) return <p>No provider call was made for this run.</p>;
   return (
@@ -149,7 +150,7 @@ function ProviderCalls({ calls }: { calls: ProviderCall[] }) {
         <tbody>
           {calls.map((c) => (
             <tr key={c.id}>
-              <th scope="row">{c.attempt}</th>
+              <th scope="row">{c.attempt + 1}</th>
               <td>{c.provider}</td>
               <td>{c.model}</td>
               <td>

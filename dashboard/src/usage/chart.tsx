@@ -8,7 +8,8 @@ import type uPlotType from "uplot";
 
 export interface ChartSeries {
   label: string;
-  values: number[];
+  /** null: nothing to draw there (a gap), e.g. a rate on a day without input. */
+  values: (number | null)[];
   /** A CSS colour; the legend shows it next to the label. */
   color: string;
 }
@@ -29,6 +30,11 @@ export interface ChartProps {
 }
 
 type UPlot = typeof uPlotType;
+
+/** Axis labels stay short on a narrow chart; the table has them whole. */
+function short(label: string): string {
+  return label.length > 14 ? `${label.slice(0, 13)}…` : label;
+}
 let loading: Promise<UPlot> | undefined;
 
 function loadUplot(): Promise<UPlot> {
@@ -69,7 +75,7 @@ export function Chart(props: ChartProps) {
           },
           axes: [
             {
-              values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? (labels[v] ?? "") : "")),
+              values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? short(labels[v] ?? "") : "")),
               incrs: [1, 2, 3, 5, 7, 10, 14, 20, 30, 50, 100],
               space: kind === "bars" ? 60 : 48,
               gap: 4,
@@ -95,7 +101,10 @@ export function Chart(props: ChartProps) {
               (u) => {
                 const idx = u.cursor.idx;
                 if (idx === null || idx === undefined) return setReadout("");
-                const parts = series.map((s) => `${s.label} ${format(s.values[idx] ?? 0)}`);
+                const parts = series.map((s) => {
+                  const v = s.values[idx];
+                  return `${s.label} ${v === null || v === undefined ? "—" : format(v)}`;
+                });
                 setReadout(`${labels[idx] ?? ""}: ${parts.join(", ")}`);
               },
             ],

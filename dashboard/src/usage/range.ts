@@ -16,12 +16,12 @@ export const PRESETS: { id: Preset; label: string }[] = [
 ];
 
 /** The API refuses longer ranges (src/admin/usage-range.ts). */
-export const MAX_RANGE_DAYS = 366;
+const MAX_RANGE_DAYS = 366;
 
 const DAY_MS = 86_400_000;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-export function utcDay(ms: number): string {
+function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 

@@ -16,7 +16,7 @@ export function UsageTable(props: { caption: string; first: string; rows: UsageT
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must be reachable by keyboard to scroll it
     <section class="table-wrap" aria-label={caption} tabIndex={0}>
-      <table>
+      <table class="usage-table">
         <caption>{caption}</caption>
         <thead>
           <tr>

@@ -108,7 +108,8 @@ export function Status({ value }: { value: string | null }) {
 function ProviderCalls({ calls }: { calls: ProviderCall[] }) {
   if (calls.length === 0) return <p>No provider call was made for this run.</p>;
   return (
-    <div class="table-wrap">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must be reachable by keyboard to scroll it
+    <section class="table-wrap" aria-label="Provider calls" tabIndex={0}>
       <table class="calls">
         <caption>Provider calls</caption>
         <thead>
@@ -170,6 +171,6 @@ function ProviderCalls({ calls }: { calls: ProviderCall[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }

@@ -13,7 +13,10 @@
 //  6. the connector in front of it, as the Cursor app uses it: catalogue calls and
 //     a turn reach byok-edge with the user's token, an account call a stand-in
 //     for api2.cursor.sh (e2e/connector.ts);
-//  7. the real Codex CLI runs a code-mode cell on a host, through the gRPC bridge
+//  7. the dashboard in headless Chromium: sign in, credentials, models and their
+//     tests, a turn seen in Runs and Usage, tokens, revoking and being signed out,
+//     axe-core on every page (e2e/dashboard.ts);
+//  8. the real Codex CLI runs a code-mode cell on a host, through the gRPC bridge
 //     too (e2e/codex-cli.ts; skipped without `npm run codex:fetch`).
 // Prints "N passed, M failed" last; exits 0 only when all passed.
 import { randomBytes, randomUUID } from "node:crypto";
@@ -34,6 +37,7 @@ import type { RecordedRequest, Step } from "../test/support/fake-provider-types.
 import { KvClient } from "./support/kv-client.ts";
 import { checkCodexCli } from "./codex-cli.ts";
 import { checkConnector, type Route } from "./connector.ts";
+import { checkDashboard } from "./dashboard.ts";
 import { checkTwoTeams } from "./two-teams.ts";
 import {
   installExitHandlers,
@@ -316,6 +320,14 @@ async function main(): Promise<number> {
       edge: { baseUrl: dev.baseUrl, token },
       modelName: MODEL_NAME,
       turn: (route, cursorToken) => checkTurn(dev!, cursorToken, providerBase, apiKey, MODEL_NAME, route),
+    });
+    await checkDashboard({
+      check,
+      baseUrl: dev.baseUrl,
+      adminToken,
+      providerBase,
+      upstreamModel: UPSTREAM_MODEL,
+      turn: (t, m, k) => checkTurn(dev!, t, providerBase, k, m),
     });
     await checkCodexCli({ check, providerBase, workDir, edge: { baseUrl: dev.baseUrl, token } });
   } catch (error) {

@@ -1,7 +1,9 @@
 // Fails when committed generated code (protobuf, wrangler types, drizzle
-// migrations) differs from what the generators produce now.
+// migrations, the dashboard's build) differs from what the generators produce now.
 import { execFileSync } from "node:child_process";
-import { resolve } from "node:path";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const bin = (name: string) => resolve(root, "node_modules/.bin", name);
@@ -16,11 +18,43 @@ run(bin("drizzle-kit"), ["generate", "--config", "drizzle.code-mode.config.ts"])
 // drizzle-kit writes migrations.js unformatted; the committed one is formatted (npm run gen:db does the same).
 run(bin("biome"), ["format", "--write", "migrations/code-mode/migrations.js"]);
 
-const status = execFileSync("git", ["status", "--porcelain", "--", "src/proto/gen", "worker-configuration.d.ts", "migrations"], {
-  cwd: root,
-}).toString();
-if (status.trim() !== "") {
-  console.error(`Generated code is stale; run npm run gen:proto, npm run types, npm run gen:db and commit:\n${status}`);
+const problems: string[] = [];
+
+// The dashboard is built into a temp dir and compared file by file with dashboard/dist.
+const dist = resolve(root, "dashboard/dist");
+const fresh = mkdtempSync(join(tmpdir(), "byok-dashboard-"));
+try {
+  run(bin("vite"), ["build", "--config", "dashboard/vite.config.ts", "--outDir", fresh, "--emptyOutDir"]);
+  const built = listFiles(fresh);
+  const committed = listFiles(dist);
+  for (const file of new Set([...built, ...committed])) {
+    if (!built.includes(file)) problems.push(`dashboard/dist/${file}: not produced by the build`);
+    else if (!committed.includes(file)) problems.push(`dashboard/dist/${file}: missing`);
+    else if (!readFileSync(join(fresh, file)).equals(readFileSync(join(dist, file)))) problems.push(`dashboard/dist/${file}: differs`);
+  }
+} finally {
+  rmSync(fresh, { recursive: true, force: true });
+}
+if (problems.length > 0) problems.push("(run npm run build:dashboard)");
+
+const status = execFileSync(
+  "git",
+  ["status", "--porcelain", "--", "src/proto/gen", "worker-configuration.d.ts", "migrations", "dashboard/dist"],
+  { cwd: root },
+).toString();
+if (status.trim() !== "") problems.push(status.trimEnd());
+
+if (problems.length > 0) {
+  console.error(
+    `Generated code is stale; run npm run gen:proto, npm run types, npm run gen:db, npm run build:dashboard and commit:\n${problems.join("\n")}`,
+  );
   process.exit(1);
 }
 console.log("generated code is up to date");
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
+}

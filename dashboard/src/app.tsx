@@ -1,0 +1,222 @@
+// The dashboard's shell (docs/dashboard.md): the sign-in form, then the navigation
+// the caller's role allows (GET /api/v1/me), a hash router (#/models …) and the page.
+// The token lives in session.ts; a 401 anywhere signs out with SESSION_ENDED.
+import type { FunctionComponent } from "preact";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { type Api, ApiError, createApi } from "./api.ts";
+import { CredentialsPage } from "./pages/credentials.tsx";
+import { ModelsPage } from "./pages/models.tsx";
+import { RunsPage } from "./pages/runs.tsx";
+import { TeamPage } from "./pages/team.tsx";
+import { TokensPage } from "./pages/tokens.tsx";
+import { UsagePage } from "./pages/usage.tsx";
+import { onSessionChange, type SessionState, sessionState, signIn, signOut } from "./session.ts";
+import type { Me, PageProps } from "./types.ts";
+import { ErrorNotice, errorText } from "./ui/notice.tsx";
+
+type Route = "models" | "credentials" | "tokens" | "usage" | "runs" | "team";
+
+const PAGES: { route: Route; name: string; component: FunctionComponent<PageProps> }[] = [
+  { route: "models", name: "Models", component: ModelsPage },
+  { route: "credentials", name: "Credentials", component: CredentialsPage },
+  { route: "tokens", name: "Tokens", component: TokensPage },
+  { route: "usage", name: "Usage", component: UsagePage },
+  { route: "runs", name: "Runs", component: RunsPage },
+  { route: "team", name: "Team", component: TeamPage },
+];
+
+/** The pages a caller has: local (BYOK_TOKEN) has no stored credentials or tokens; members have no Team page. */
+function routesFor(me: Me): Route[] {
+  if (me.principal === "local") return ["models", "usage", "runs"];
+  if (me.principal === "operator" || me.user?.role === "admin") return PAGES.map((p) => p.route);
+  return ["models", "credentials", "tokens", "usage", "runs"];
+}
+
+export function App() {
+  const [session, setSession] = useState<SessionState>(sessionState);
+  useEffect(() => onSessionChange(setSession), []);
+  if (session.token === null) return <SignIn endedBecause={session.endedBecause} />;
+  return <SignedIn token={session.token} key={session.token} />;
+}
+
+function SignIn({ endedBecause }: { endedBecause: string | null }) {
+  const [token, setToken] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const inputRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    inputRef.current?.focus();
+    document.title = "Sign in · byok-edge";
+  }, []);
+  async function submit(e: Event) {
+    e.preventDefault();
+    const value = token.trim();
+    if (!value) {
+      setError("Enter a token.");
+      inputRef.current?.focus();
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      // Checked before it is kept: a wrong token is a mistake to fix here, not a session that ended.
+      await createApi(value, () => {}).get<Me>("/me");
+      signIn(value);
+    } catch (err) {
+      setError(err instanceof ApiError && err.status === 401 ? "That token was not accepted. Check it and try again." : errorText(err));
+      inputRef.current?.focus();
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <main id="main" class="sign-in">
+      <h1>byok-edge</h1>
+      {endedBecause && !error && <ErrorNotice>{endedBecause}</ErrorNotice>}
+      <ErrorNotice>{error}</ErrorNotice>
+      <form onSubmit={submit} class="card" noValidate>
+        <div class="field">
+          <label for="sign-in-token">Token</label>
+          <p class="hint" id="sign-in-token-hint">
+            Your byok_… token, the deployment's ADMIN_TOKEN, or its BYOK_TOKEN. It is kept in this tab only.
+          </p>
+          <input
+            ref={inputRef}
+            id="sign-in-token"
+            name="token"
+            type="password"
+            autocomplete="off"
+            spellcheck={false}
+            aria-describedby="sign-in-token-hint"
+            value={token}
+            onInput={(e) => setToken(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit" class="primary" disabled={busy}>
+          Sign in
+        </button>
+      </form>
+    </main>
+  );
+}
+
+function currentRoute(): string {
+  const hash = location.hash;
+  return hash.startsWith("#/") ? (hash.slice(2).split(/[/?]/)[0] ?? "") : "";
+}
+
+function useHashRoute(): string {
+  const [route, setRoute] = useState(currentRoute);
+  useEffect(() => {
+    const update = () => setRoute(currentRoute());
+    addEventListener("hashchange", update);
+    return () => removeEventListener("hashchange", update);
+  }, []);
+  return route;
+}
+
+function SignedIn({ token }: { token: string }) {
+  const api: Api = useMemo(() => createApi(token), [token]);
+  const [me, setMe] = useState<Me | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setError(null);
+    api.get<Me>("/me").then(
+      (m) => live && setMe(m),
+      (err) => live && !(err instanceof ApiError && err.status === 401) && setError(errorText(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, attempt]);
+  if (!me) {
+    return (
+      <main id="main" class="sign-in">
+        <h1>byok-edge</h1>
+        {error ? (
+          <>
+            <ErrorNotice>Could not load your account: {error}</ErrorNotice>
+            <div class="actions">
+              <button type="button" onClick={() => setAttempt((n) => n + 1)}>
+                Try again
+              </button>
+              <button type="button" onClick={() => signOut()}>
+                Sign out
+              </button>
+            </div>
+          </>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
+      </main>
+    );
+  }
+  return <Shell api={api} me={me} />;
+}
+
+function Shell({ api, me }: PageProps) {
+  const route = useHashRoute();
+  const allowed = routesFor(me);
+  // #/team opens for anyone: for those without a Team link it says who may manage a team (pages/team.tsx).
+  const active = PAGES.find((p) => p.route === route && (allowed.includes(p.route) || p.route === "team"));
+  const mainRef = useRef<HTMLElement>(null);
+  const firstRender = useRef(true);
+  useEffect(() => {
+    if (!active) {
+      location.replace(`#/${allowed[0]}`);
+      return;
+    }
+    document.title = `${active.name} · byok-edge`;
+    // After a navigation, start reading and tabbing at the new page, not at the link.
+    if (firstRender.current) firstRender.current = false;
+    else mainRef.current?.focus();
+  }, [active, allowed]);
+  const Page = active?.component;
+  return (
+    <>
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link to #main; the hash itself belongs to the router */}
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault(); // the hash is the router's
+          mainRef.current?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">byok-edge</span>
+        <nav aria-label="Main">
+          <ul>
+            {PAGES.filter((p) => allowed.includes(p.route)).map((p) => (
+              <li key={p.route}>
+                <a href={`#/${p.route}`} aria-current={p.route === active?.route ? "page" : undefined}>
+                  {p.name}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span>{who(me)}</span>
+          <button type="button" onClick={() => signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" ref={mainRef} tabIndex={-1}>
+        {Page && <Page api={api} me={me} key={active.route} />}
+      </main>
+    </>
+  );
+}
+
+function who(me: Me): string {
+  if (me.principal === "operator") return "Operator";
+  if (me.principal === "local") return "Single-user (BYOK_TOKEN)";
+  const user = me.user;
+  return user ? `${user.email} · ${user.role}${me.team ? ` · ${me.team.name}` : ""}` : "Signed in";
+}

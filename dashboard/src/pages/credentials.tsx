@@ -1,0 +1,297 @@
+// The Credentials page (docs/dashboard.md#credentials): provider keys, added,
+// rotated and deleted. A key is sent once and never shown again: the page shows only
+// its last four characters, and the key field is emptied after every submit.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { formatDateTime } from "../format.ts";
+import type { Credential, Model, PageProps, ProviderKind, Scope } from "../types.ts";
+import { useConfirm } from "../ui/confirm.tsx";
+import { SelectField, TextField } from "../ui/field.tsx";
+import { useApiForm } from "../ui/form.ts";
+import { type HeaderRow, HeadersEditor, headersOf } from "../ui/headers-editor.tsx";
+import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
+import { type Column, DataTable } from "../ui/table.tsx";
+
+const PROVIDERS: { value: ProviderKind; label: string }[] = [
+  { value: "openai-chat", label: "OpenAI Chat Completions (and compatible)" },
+  { value: "openai-responses", label: "OpenAI Responses" },
+  { value: "anthropic", label: "Anthropic Messages" },
+];
+
+/** "…abcd"; keys under 8 characters keep even those to themselves. */
+const lastFour = (c: Credential) => (c.key_last_four ? `…${c.key_last_four}` : "(hidden: short key)");
+
+export function CredentialsPage({ api, me }: PageProps) {
+  const [credentials, setCredentials] = useState<Credential[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [status, setStatus] = useState("");
+  const [adding, setAdding] = useState(false);
+  const [rotating, setRotating] = useState<Credential | null>(null);
+  const [confirmDialog, ask] = useConfirm();
+  const addRef = useRef<HTMLButtonElement>(null);
+  const isUser = me.principal === "user";
+  const isAdmin = me.operator || me.user?.role === "admin";
+
+  async function load() {
+    try {
+      setCredentials((await api.get<{ credentials: Credential[] }>("/credentials")).credentials);
+      setLoadError(null);
+    } catch (err) {
+      setLoadError(errorText(err));
+    }
+  }
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const canManage = (c: Credential) => me.operator || c.scope === "user" || isAdmin;
+  const backToList = () => requestAnimationFrame(() => addRef.current?.focus());
+
+  async function remove(c: Credential) {
+    let onIt: Model[] = [];
+    try {
+      onIt = (await api.get<{ models: Model[] }>("/models")).models.filter((m) => m.credential_id === c.id);
+    } catch {
+      // the count is a courtesy; the confirmation says what happens either way
+    }
+    const ok = await ask({
+      title: `Delete ${c.name}?`,
+      body: (
+        <p>
+          Its key is destroyed and the models that run on it stop working
+          {onIt.length > 0 ? `: ${onIt.map((m) => m.name).join(", ")}` : ""}. This cannot be undone.
+        </p>
+      ),
+      confirm: "Delete credential",
+    });
+    if (!ok) return;
+    setActionError(null);
+    try {
+      await api.del(`/credentials/${encodeURIComponent(c.id)}`);
+      setCredentials((list) => list?.filter((x) => x.id !== c.id) ?? null);
+      setStatus(`${c.name} deleted.`);
+      backToList();
+    } catch (err) {
+      setActionError(errorText(err));
+    }
+  }
+
+  const columns: Column<Credential>[] = [
+    { header: "Name", cell: (c) => c.name },
+    { header: "Provider", cell: (c) => c.provider },
+    { header: "Base URL", cell: (c) => <code>{c.base_url}</code> },
+    { header: "Scope", cell: (c) => (c.scope === "team" ? "Team" : "Personal") },
+    { header: "Key", cell: (c) => <code>{lastFour(c)}</code> },
+    { header: "Updated", cell: (c) => formatDateTime(c.updated_at) },
+    {
+      header: "Actions",
+      cell: (c) =>
+        canManage(c) ? (
+          <div class="actions">
+            <button type="button" onClick={() => setRotating(c)} aria-label={`Rotate the key of ${c.name}`}>
+              Rotate key
+            </button>
+            <button type="button" class="danger" onClick={() => void remove(c)} aria-label={`Delete ${c.name}`}>
+              Delete
+            </button>
+          </div>
+        ) : (
+          <span class="muted">team admins manage it</span>
+        ),
+    },
+  ];
+
+  return (
+    <>
+      <h1>Credentials</h1>
+      <p class="muted">Provider keys, stored encrypted. A key is never shown again after it is saved: only its last four characters.</p>
+      <ErrorNotice>{loadError && `Could not load the credentials: ${loadError}`}</ErrorNotice>
+      <ErrorNotice>{actionError}</ErrorNotice>
+      <StatusNotice>{status}</StatusNotice>
+      {isUser && !adding && (
+        <div class="actions">
+          <button type="button" class="primary" ref={addRef} onClick={() => setAdding(true)}>
+            Add a credential
+          </button>
+        </div>
+      )}
+      {adding && (
+        <AddCredential
+          {...{ api, me }}
+          onCancel={() => {
+            setAdding(false);
+            backToList();
+          }}
+          onSaved={(c) => {
+            setAdding(false);
+            setStatus(`${c.name} added; its key ends in ${lastFour(c)}.`);
+            setCredentials((list) => [...(list ?? []), c]);
+            backToList();
+          }}
+        />
+      )}
+      {rotating && (
+        <RotateKey
+          {...{ api, me }}
+          credential={rotating}
+          onCancel={() => {
+            setRotating(null);
+            backToList();
+          }}
+          onSaved={(c) => {
+            setRotating(null);
+            setStatus(`The key of ${c.name} was replaced; it now ends in ${lastFour(c)}.`);
+            setCredentials((list) => list?.map((x) => (x.id === c.id ? c : x)) ?? null);
+            backToList();
+          }}
+        />
+      )}
+      {credentials === null && !loadError ? (
+        <p role="status">Loading…</p>
+      ) : (
+        <DataTable caption="Credentials" columns={columns} rows={credentials ?? []} rowKey={(c) => c.id} empty="No credentials yet." />
+      )}
+      {confirmDialog}
+    </>
+  );
+}
+
+interface FormProps extends PageProps {
+  onSaved: (c: Credential) => void;
+  onCancel: () => void;
+}
+
+function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
+  const [name, setName] = useState("");
+  const [provider, setProvider] = useState<ProviderKind>("openai-chat");
+  const [baseUrl, setBaseUrl] = useState("");
+  const [apiKey, setApiKey] = useState("");
+  const [scope, setScope] = useState<Scope>("user");
+  const [headers, setHeaders] = useState<HeaderRow[]>([]);
+  const form = useApiForm();
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => headingRef.current?.focus(), []);
+  const isAdmin = me.user?.role === "admin";
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    const h = headersOf(headers);
+    const body = { name, provider, base_url: baseUrl, api_key: apiKey, scope, ...(Object.keys(h).length > 0 && { headers: h }) };
+    setApiKey(""); // the key leaves the page with this request and is not kept in it
+    let saved: Credential | undefined;
+    const ok = await form.run(async () => {
+      saved = await api.post<Credential>("/credentials", body);
+    });
+    if (ok && saved) onSaved(saved);
+  }
+  const f = form.fields;
+  return (
+    <section class="panel" aria-labelledby="credential-form-title">
+      <h2 id="credential-form-title" ref={headingRef} tabIndex={-1}>
+        Add a credential
+      </h2>
+      <ErrorNotice>{form.alert}</ErrorNotice>
+      <form ref={form.formRef} onSubmit={submit} noValidate>
+        <div class="grid">
+          <TextField label="Name" name="name" required maxLength={200} value={name} onValue={setName} error={f.name} />
+          <SelectField
+            label="Provider"
+            name="provider"
+            value={provider}
+            onValue={(v) => setProvider(v as ProviderKind)}
+            options={PROVIDERS}
+            error={f.provider}
+          />
+          <TextField
+            label="Base URL"
+            name="base_url"
+            type="url"
+            required
+            spellcheck={false}
+            placeholder="https://api.openai.com/v1"
+            value={baseUrl}
+            onValue={setBaseUrl}
+            error={f.base_url}
+          />
+          <TextField
+            label="API key"
+            name="api_key"
+            type="password"
+            autocomplete="off"
+            required
+            spellcheck={false}
+            value={apiKey}
+            onValue={setApiKey}
+            error={f.api_key}
+            hint="Sent once, stored encrypted, never shown again."
+          />
+          <SelectField
+            label="Scope"
+            name="scope"
+            value={scope}
+            onValue={(v) => setScope(v as Scope)}
+            error={f.scope}
+            hint={isAdmin ? "A team credential serves the team's models." : "Members add personal credentials."}
+            options={[{ value: "user", label: "Personal" }, ...(isAdmin ? [{ value: "team", label: "Team" }] : [])]}
+          />
+        </div>
+        <HeadersEditor rows={headers} onRows={setHeaders} error={f.headers} />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={form.busy}>
+            Add credential
+          </button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function RotateKey({ api, credential, onSaved, onCancel }: FormProps & { credential: Credential }) {
+  const [apiKey, setApiKey] = useState("");
+  const form = useApiForm();
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => headingRef.current?.focus(), []);
+  async function submit(e: Event) {
+    e.preventDefault();
+    const body = { api_key: apiKey };
+    setApiKey("");
+    let saved: Credential | undefined;
+    const ok = await form.run(async () => {
+      saved = await api.post<Credential>(`/credentials/${encodeURIComponent(credential.id)}/rotate`, body);
+    });
+    if (ok && saved) onSaved(saved);
+  }
+  return (
+    <section class="panel" aria-labelledby="rotate-form-title">
+      <h2 id="rotate-form-title" ref={headingRef} tabIndex={-1}>
+        Rotate the key of {credential.name}
+      </h2>
+      <p>Its models switch to the new key at once. The old key ends in {lastFour(credential)}.</p>
+      <ErrorNotice>{form.alert}</ErrorNotice>
+      <form ref={form.formRef} onSubmit={submit} noValidate>
+        <TextField
+          label="New API key"
+          name="api_key"
+          type="password"
+          autocomplete="off"
+          required
+          spellcheck={false}
+          value={apiKey}
+          onValue={setApiKey}
+          error={form.fields.api_key}
+        />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={form.busy}>
+            Replace key
+          </button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,271 @@
+// The Models page (docs/dashboard.md#models): the caller's models and the team's,
+// added, edited, duplicated, enabled or disabled, deleted and tested. "Test" makes
+// one small provider call (POST /models/{id}/test) and shows time to first token and
+// tokens per second, or the provider's own error text.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { formatMs, formatNumber, formatUsd } from "../format.ts";
+import type { Credential, Model, ModelTest, PageProps } from "../types.ts";
+import { useConfirm } from "../ui/confirm.tsx";
+import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
+import { type Column, DataTable } from "../ui/table.tsx";
+import { ModelForm, type ModelFormMode } from "./model-form.tsx";
+
+interface TestState {
+  model: Model;
+  result?: ModelTest;
+  error?: string;
+}
+
+export function ModelsPage({ api, me }: PageProps) {
+  if (me.principal === "local") {
+    return (
+      <>
+        <h1>Models</h1>
+        <p>
+          You are signed in with the deployment's BYOK_TOKEN: its models come from the BYOK_MODELS setting, not from stored models, so they
+          are not managed here. Sign in with a user token (byok_…) to manage stored models.
+        </p>
+      </>
+    );
+  }
+  return <ModelsManager api={api} me={me} />;
+}
+
+function ModelsManager({ api, me }: PageProps) {
+  const [models, setModels] = useState<Model[] | null>(null);
+  const [credentials, setCredentials] = useState<Credential[]>([]);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [status, setStatus] = useState("");
+  const [form, setForm] = useState<ModelFormMode | null>(null);
+  const [test, setTest] = useState<TestState | null>(null);
+  const [confirmDialog, ask] = useConfirm();
+  const addRef = useRef<HTMLButtonElement>(null);
+  const isUser = me.principal === "user";
+  const isAdmin = me.operator || me.user?.role === "admin";
+
+  async function load() {
+    try {
+      const [m, c] = await Promise.all([api.get<{ models: Model[] }>("/models"), api.get<{ credentials: Credential[] }>("/credentials")]);
+      setModels(m.models);
+      setCredentials(c.credentials);
+      setLoadError(null);
+    } catch (err) {
+      setLoadError(errorText(err));
+    }
+  }
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const credentialOf = (m: Model) => credentials.find((c) => c.id === m.credential_id);
+  const canManage = (m: Model) => me.operator || m.scope === "user" || isAdmin;
+
+  async function act(action: () => Promise<void>) {
+    setActionError(null);
+    try {
+      await action();
+    } catch (err) {
+      setActionError(errorText(err));
+    }
+  }
+
+  const setEnabled = (m: Model, enabled: boolean) =>
+    act(async () => {
+      const updated = await api.patch<Model>(`/models/${encodeURIComponent(m.id)}`, { enabled });
+      setModels((list) => list?.map((x) => (x.id === m.id ? updated : x)) ?? null);
+      setStatus(`${m.name} ${enabled ? "enabled" : "disabled"}.`);
+    });
+
+  const remove = async (m: Model) => {
+    const ok = await ask({
+      title: `Delete ${m.name}?`,
+      body: <p>Cursor stops listing it and runs can no longer use it. Its usage history stays.</p>,
+      confirm: "Delete model",
+    });
+    if (!ok) return;
+    await act(async () => {
+      await api.del(`/models/${encodeURIComponent(m.id)}`);
+      setModels((list) => list?.filter((x) => x.id !== m.id) ?? null);
+      setStatus(`${m.name} deleted.`);
+      addRef.current?.focus();
+    });
+  };
+
+  const runTest = (m: Model) =>
+    act(async () => {
+      setTest({ model: m });
+      try {
+        setTest({ model: m, result: await api.post<ModelTest>(`/models/${encodeURIComponent(m.id)}/test`) });
+      } catch (err) {
+        setTest({ model: m, error: errorText(err) });
+      }
+    });
+
+  const columns: Column<Model>[] = [
+    { header: "Name", cell: (m) => m.name },
+    {
+      header: "Provider",
+      cell: (m) => {
+        const c = credentialOf(m);
+        return c ? (
+          <>
+            {c.name}
+            <br />
+            <span class="muted">{c.provider}</span>
+          </>
+        ) : (
+          <span class="muted">unknown credential</span>
+        );
+      },
+    },
+    { header: "Upstream model", cell: (m) => <code>{m.model}</code> },
+    { header: "Scope", cell: (m) => (m.scope === "team" ? "Team" : "Personal") },
+    {
+      header: "Enabled",
+      cell: (m) => (
+        <input
+          type="checkbox"
+          checked={m.enabled}
+          disabled={!canManage(m)}
+          aria-label={`${m.name} enabled`}
+          onChange={(e) => void setEnabled(m, e.currentTarget.checked)}
+        />
+      ),
+    },
+    { header: "Context window", numeric: true, cell: (m) => formatNumber(m.context_window) },
+    {
+      header: "Price in / out (per Mtok)",
+      numeric: true,
+      cell: (m) => `${formatUsd(m.price_input_per_mtok)} / ${formatUsd(m.price_output_per_mtok)}`,
+    },
+    {
+      header: "Actions",
+      cell: (m) => (
+        <div class="actions">
+          {isUser && (
+            <button
+              type="button"
+              onClick={() => void runTest(m)}
+              aria-label={`Test ${m.name}`}
+              disabled={test?.model.id === m.id && !test.result && !test.error}
+            >
+              Test
+            </button>
+          )}
+          {canManage(m) && (
+            <button type="button" onClick={() => setForm({ kind: "edit", model: m })} aria-label={`Edit ${m.name}`}>
+              Edit
+            </button>
+          )}
+          {isUser && (
+            <button type="button" onClick={() => setForm({ kind: "duplicate", model: m })} aria-label={`Duplicate ${m.name}`}>
+              Duplicate
+            </button>
+          )}
+          {canManage(m) && (
+            <button type="button" class="danger" onClick={() => void remove(m)} aria-label={`Delete ${m.name}`}>
+              Delete
+            </button>
+          )}
+        </div>
+      ),
+    },
+  ];
+
+  const closeForm = () => {
+    setForm(null);
+    requestAnimationFrame(() => addRef.current?.focus());
+  };
+
+  return (
+    <>
+      <h1>Models</h1>
+      <p class="muted">
+        {me.operator
+          ? "Every team's models. Models belong to a team's users; the operator can change or delete them, not add or test them."
+          : "Your personal models and your team's. Cursor lists the enabled ones."}
+      </p>
+      <ErrorNotice>{loadError && `Could not load the models: ${loadError}`}</ErrorNotice>
+      <ErrorNotice>{actionError}</ErrorNotice>
+      <StatusNotice>{status}</StatusNotice>
+      {isUser && !form && (
+        <div class="actions">
+          <button type="button" class="primary" ref={addRef} onClick={() => setForm({ kind: "add" })} disabled={models === null}>
+            Add a model
+          </button>
+          {models !== null && credentials.length === 0 && (
+            <span class="muted">
+              A model runs on a credential: <a href="#/credentials">add a credential</a> first.
+            </span>
+          )}
+        </div>
+      )}
+      {form && (
+        <ModelForm
+          api={api}
+          me={me}
+          mode={form}
+          credentials={credentials}
+          onCancel={closeForm}
+          onSaved={(saved) => {
+            setStatus(`${saved.name} ${form.kind === "edit" ? "saved" : "added"}.`);
+            closeForm();
+            void load();
+          }}
+        />
+      )}
+      <TestResult test={test} />
+      {models === null && !loadError ? (
+        <p role="status">Loading…</p>
+      ) : (
+        <DataTable caption="Models" columns={columns} rows={models ?? []} rowKey={(m) => m.id} empty="No models yet." />
+      )}
+      {confirmDialog}
+    </>
+  );
+}
+
+/** The last test, in a live region so that its outcome is read out when it arrives. */
+function TestResult({ test }: { test: TestState | null }) {
+  let content = null;
+  if (test && !test.result && !test.error) content = <p>Testing {test.model.name}…</p>;
+  else if (test?.error)
+    content = (
+      <p>
+        Could not test {test.model.name}: {test.error}
+      </p>
+    );
+  else if (test?.result?.ok) {
+    const r = test.result;
+    content = (
+      <>
+        <h2>{test.model.name} answered</h2>
+        <dl class="figures">
+          <dt>Time to first token</dt>
+          <dd>{formatMs(r.ttft_ms)}</dd>
+          <dt>Tokens per second</dt>
+          <dd>{formatNumber(r.tokens_per_second, 1)}</dd>
+          <dt>Output tokens</dt>
+          <dd>{formatNumber(r.output_tokens)}</dd>
+          <dt>Whole call</dt>
+          <dd>{formatMs(r.duration_ms)}</dd>
+        </dl>
+      </>
+    );
+  } else if (test?.result) {
+    const e = test.result.error;
+    content = (
+      <>
+        <h2>{test.model.name} failed</h2>
+        <p>{e ? `${e.kind}${e.status ? `, HTTP ${e.status}` : ""}` : "The call failed."} The provider said:</p>
+        <pre>{e?.message ?? "(nothing)"}</pre>
+      </>
+    );
+  }
+  return (
+    <div class={content ? "card test-result" : "test-result"} role="status" aria-live="polite" aria-label="Model test">
+      {content}
+    </div>
+  );
+}

@@ -1,0 +1,111 @@
+// Recent conversations, most recently active first; "Runs" on a row loads that
+// conversation's runs (GET /runs?conversation_id=) into the row below it.
+import { useState } from "preact/hooks";
+import type { Api } from "../api.ts";
+import { formatNumber as count, formatDateTime as dateTime } from "../format.ts";
+import { usePaged } from "./paged.ts";
+import { RunTable, Status } from "./run-table.tsx";
+import { type Conversation, type Run, shortId, whose } from "./shapes.ts";
+import { LoadMore } from "./load-more.tsx";
+
+export function Conversations({ api, showUser }: { api: Api; showUser: boolean }) {
+  const list = usePaged<Conversation>(api, "/conversations", "conversations", {});
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) =>
+    setOpen((old) => {
+      const next = new Set(old);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  const columns = showUser ? 8 : 7;
+  if (!list.loading && !list.error && list.items.length === 0) {
+    return <p class="empty">No conversations yet. They appear here after their first run.</p>;
+  }
+  return (
+    <>
+      {list.items.length > 0 && (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must be reachable by keyboard to scroll it
+        <section class="table-wrap" aria-label="Recent conversations" tabIndex={0}>
+          <table class="conversations">
+            <caption>Recent conversations, most recently active first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Conversation</th>
+                {showUser && <th scope="col">User</th>}
+                <th scope="col">Last active</th>
+                <th scope="col" class="num">
+                  Runs
+                </th>
+                <th scope="col">Last model</th>
+                <th scope="col">Last status</th>
+                <th scope="col" class="num">
+                  Input tokens
+                </th>
+                <th scope="col" class="num">
+                  Output tokens
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((c) => {
+                const isOpen = open.has(c.id);
+                const runsId = `conversation-${c.id}-runs`;
+                return [
+                  <tr key={c.id}>
+                    <th scope="row">
+                      <button
+                        type="button"
+                        class="link"
+                        aria-expanded={isOpen}
+                        aria-controls={isOpen ? runsId : undefined}
+                        onClick={() => toggle(c.id)}
+                      >
+                        <span class="visually-hidden">{isOpen ? "Hide runs of" : "Show runs of"} conversation </span>
+                        <code title={c.id}>{shortId(c.id)}</code>
+                      </button>
+                      <div class="sub">since {dateTime(c.started_at)}</div>
+                    </th>
+                    {showUser && <td>{whose(c)}</td>}
+                    <td>{dateTime(c.last_finished_at)}</td>
+                    <td class="num">{count(c.runs)}</td>
+                    <td>{c.last_model ?? "—"}</td>
+                    <td>
+                      <Status value={c.last_status} />
+                    </td>
+                    <td class="num">{count(c.input_tokens)}</td>
+                    <td class="num">{count(c.output_tokens)}</td>
+                  </tr>,
+                  isOpen && (
+                    <tr key={`${c.id}-runs`} class="details">
+                      <td colSpan={columns} id={runsId}>
+                        <ConversationRuns api={api} conversationId={c.id} showUser={showUser} />
+                      </td>
+                    </tr>
+                  ),
+                ];
+              })}
+            </tbody>
+          </table>
+        </section>
+      )}
+      <LoadMore list={list} what="conversations" />
+    </>
+  );
+}
+
+function ConversationRuns({ api, conversationId, showUser }: { api: Api; conversationId: string; showUser: boolean }) {
+  const runs = usePaged<Run>(api, "/runs", "runs", { conversation_id: conversationId });
+  return (
+    <>
+      {runs.items.length > 0 && (
+        <RunTable
+          runs={runs.items}
+          caption={`Runs of conversation ${shortId(conversationId)}`}
+          showUser={showUser}
+          idPrefix={`c-${conversationId}`}
+        />
+      )}
+      <LoadMore list={runs} what="runs" />
+    </>
+  );
+}

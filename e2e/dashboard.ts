@@ -1,0 +1,485 @@
+// The dashboard in headless Chromium against the same `wrangler dev` as the other
+// checks (docs/dashboard.md#accessibility): the operator sets up a team, its admin and the
+// admin's token through the API; then, in the browser, the admin signs in by
+// keyboard alone, adds a credential and models on the fake provider, tests them
+// (figures, then the provider's raw error), sees the API's inline errors, runs a
+// turn (through Connect, as Cursor would) and finds it in Runs and Usage, issues a
+// token (shown once, Copy) and revokes the one signed in with, which signs out.
+// axe-core checks each page: no serious or critical violations.
+import { randomBytes, randomUUID } from "node:crypto";
+import axe from "axe-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { toHex } from "../src/proto/bytes.ts";
+import type { Step } from "../test/support/fake-provider-types.ts";
+import { launchBrowser } from "./support/browser.ts";
+
+/** Every wait in the browser: the dashboard answers in well under a second on a local wrangler dev. */
+const UI_TIMEOUT_MS = 10_000;
+const CALL_TIMEOUT_MS = 15_000;
+const SESSION_ENDED = "Your session has ended: the token is no longer valid. Sign in again.";
+
+type Check = (name: string, body: () => Promise<void>) => Promise<void>;
+
+export interface DashboardCheckOptions {
+  check: Check;
+  baseUrl: string;
+  /** ADMIN_TOKEN of the wrangler dev. */
+  adminToken: string;
+  providerBase: string;
+  upstreamModel: string;
+  /** Runs one asserted turn (e2e/main.ts checkTurn) as `token` on `model`; resolves with the conversation id. */
+  turn: (token: string, model: string, apiKey: string) => Promise<string>;
+}
+
+function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+async function call<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${baseUrl}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} → HTTP ${res.status}: ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Calls `probe` until it returns something, for at most `timeoutMs` (usage and runs are written after the run). */
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  }
+}
+
+async function providerControl(providerBase: string, path: string, init: RequestInit = {}): Promise<void> {
+  const res = await fetch(`${providerBase}/__scenarios/${path}`, { ...init, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`fake provider ${init.method ?? "GET"} ${path} → ${res.status}: ${await res.text()}`);
+}
+
+/** A model test's reply: the first text, a gate the check releases (so generating takes measurable time), the rest and usage. */
+function gatedChatSteps(model: string): Step[] {
+  const id = `chatcmpl-${randomUUID()}`;
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): Step => ({
+    data: JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices, ...extra }),
+  });
+  return [
+    chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
+    chunk([{ index: 0, delta: { content: "Hi" }, finish_reason: null }]),
+    { gate: "after-first-token" },
+    chunk([{ index: 0, delta: { content: " there" }, finish_reason: null }]),
+    chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
+    chunk([], { usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 } }),
+    { data: "[DONE]" },
+  ];
+}
+
+/** axe-core on the page as it is: fails on serious or critical violations, naming them. */
+async function expectAccessible(page: Page, where: string): Promise<void> {
+  // evaluate() is not page script, so the dashboard's CSP (no inline script) does not stop it.
+  // Page code is passed as text: e2e compiles without the DOM library.
+  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(axe.source);
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) =>
+    r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) })))`)) as {
+    id: string;
+    impact: string | null;
+    help: string;
+    nodes: string[];
+  }[];
+  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert(bad.length === 0, `axe on ${where}: ${JSON.stringify(bad, null, 2)}`);
+}
+
+const main = (page: Page) => page.locator("main");
+const nav = (page: Page) => page.getByRole("navigation", { name: "Main" });
+
+async function goTo(page: Page, name: string): Promise<void> {
+  await nav(page).getByRole("link", { name, exact: true }).click();
+  await page.getByRole("heading", { level: 1, name, exact: true }).waitFor();
+  const current = await nav(page).locator('[aria-current="page"]').textContent();
+  assert(current === name, `after following ${name} the current nav link is ${current}`);
+}
+
+/** The label (or accessible text) of the focused element. */
+async function focusedDescription(page: Page): Promise<string> {
+  return (await page.evaluate(`(() => {
+    const el = document.activeElement;
+    if (!el) return "(nothing)";
+    const label = el.id ? document.querySelector('label[for="' + el.id + '"]')?.textContent : null;
+    return label ?? el.getAttribute("aria-label") ?? el.textContent ?? el.tagName;
+  })()`)) as string;
+}
+
+async function expectFieldError(form: Locator, label: string, pattern: RegExp): Promise<void> {
+  const field = form.getByLabel(label, { exact: true });
+  await field.and(form.locator('[aria-invalid="true"]')).waitFor();
+  const describedBy = (await field.getAttribute("aria-describedby")) ?? "";
+  const ids = describedBy.split(" ").filter(Boolean);
+  const texts = await Promise.all(ids.map((id) => form.page().locator(`[id="${id}"]`).textContent()));
+  assert(
+    texts.some((t) => t !== null && pattern.test(t)),
+    `${label}: expected an error matching ${pattern} tied to the field, got ${JSON.stringify(texts)}`,
+  );
+}
+
+export async function checkDashboard(opts: DashboardCheckOptions): Promise<void> {
+  const { baseUrl, adminToken, providerBase, upstreamModel } = opts;
+  // A failing browser step says where the page was and what it showed.
+  const check: Check = (name, body) =>
+    opts.check(name, async () => {
+      try {
+        await body();
+      } catch (error) {
+        const shown = page
+          ? await page
+              .locator("body")
+              .textContent({ timeout: 1_000 })
+              .catch(() => "(unreadable)")
+          : "(no page)";
+        const where = page ? `${page.url()}, focus on ${JSON.stringify(await focusedDescription(page).catch(() => "?"))}` : "";
+        throw new Error(
+          `${error instanceof Error ? error.message : String(error)}\n--- page (${where}) ---\n${(shown ?? "").slice(0, 2_000)}`,
+          {
+            cause: error,
+          },
+        );
+      }
+    });
+  let browser: Browser | undefined;
+  let close: (() => Promise<void>) | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+  const cspViolations: string[] = [];
+  const pageErrors: string[] = [];
+  const apiKey = `sk-ui-${toHex(randomBytes(10))}`;
+  const okScenario = `ui-ok-${randomUUID()}`;
+  const failScenario = `ui-fail-${randomUUID()}`;
+  const state: { token?: string; userId?: string; tokenId?: string; laptopToken?: string } = {};
+  const need = <T>(value: T | undefined, what: string): T => {
+    assert(value !== undefined, `an earlier step did not ${what}`);
+    return value;
+  };
+  const p = () => need(page, "open the browser");
+
+  await check("GET / serves the dashboard with its strict headers", async () => {
+    const res = await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+    const html = await res.text();
+    assert(
+      res.status === 200 && /^text\/html/.test(res.headers.get("content-type") ?? ""),
+      `GET / → ${res.status} ${res.headers.get("content-type")}`,
+    );
+    assert(html.includes('<div id="app"></div>'), "GET / is not the dashboard's page");
+    const csp = res.headers.get("content-security-policy") ?? "";
+    assert(csp.includes("default-src 'self'") && !csp.includes("unsafe-inline"), `CSP was ${JSON.stringify(csp)}`);
+    assert(res.headers.get("x-content-type-options") === "nosniff", "no X-Content-Type-Options: nosniff");
+    assert(res.headers.get("referrer-policy") === "no-referrer", "no Referrer-Policy: no-referrer");
+    assert(res.headers.get("x-frame-options") === "DENY", "no X-Frame-Options: DENY");
+  });
+
+  try {
+    await check("dashboard setup: the operator creates a team, its admin and the admin's token; Chromium starts", async () => {
+      const team = await call<{ id: string }>(baseUrl, adminToken, "POST", "/teams", { name: `Dashboard ${toHex(randomBytes(3))}` });
+      const admin = await call<{ id: string }>(baseUrl, adminToken, "POST", `/teams/${team.id}/users`, {
+        email: "dashboard-admin@example.com",
+        role: "admin",
+      });
+      const issued = await call<{ id: string; token: string }>(baseUrl, adminToken, "POST", `/users/${admin.id}/tokens`, {
+        name: "browser",
+      });
+      Object.assign(state, { token: issued.token, userId: admin.id, tokenId: issued.id });
+      await providerControl(providerBase, okScenario, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ responses: [{ steps: gatedChatSteps(upstreamModel) }] }),
+      });
+      await providerControl(providerBase, failScenario, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          responses: [
+            {
+              status: 404,
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ error: { message: "The model `fake-missing` does not exist", type: "invalid_request_error" } }),
+            },
+          ],
+        }),
+      });
+      ({ browser, close } = await launchBrowser());
+      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context.setDefaultTimeout(UI_TIMEOUT_MS);
+      context.setDefaultNavigationTimeout(UI_TIMEOUT_MS);
+      await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
+      page = await context.newPage();
+      page.on("console", (m) => {
+        if (m.type() === "error" && /Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+      });
+      page.on("pageerror", (e) => pageErrors.push(e.message));
+    });
+
+    await check("dashboard: keyboard-only sign-in with the admin's token", async () => {
+      const page = p();
+      const token = need(state.token, "issue a token");
+      await page.goto(`${baseUrl}/`);
+      await page.getByLabel("Token", { exact: true }).waitFor();
+      await expectAccessible(page, "the sign-in form");
+      const focused = await focusedDescription(page);
+      assert(focused === "Token", `the sign-in form opened with focus on ${JSON.stringify(focused)}, not the Token field`);
+      await page.keyboard.type(token);
+      await page.keyboard.press("Tab");
+      const onButton = await focusedDescription(page);
+      assert(onButton === "Sign in", `Tab from the Token field reached ${JSON.stringify(onButton)}, not "Sign in"`);
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "Models", exact: true }).waitFor();
+      const links = await nav(page).getByRole("link").allTextContents();
+      assert(
+        JSON.stringify(links) === JSON.stringify(["Models", "Credentials", "Tokens", "Usage", "Runs", "Team"]),
+        `an admin's nav was ${JSON.stringify(links)}`,
+      );
+      assert(!page.url().includes(token), "the token is in the URL");
+      assert((await page.evaluate("localStorage.length")) === 0, "something was written to localStorage");
+      // The skip link is the first stop of the keyboard and moves focus to the page.
+      await page.keyboard.press("Tab");
+      assert((await focusedDescription(page)) === "Skip to content", "the first Tab stop is not the skip link");
+      await page.keyboard.press("Enter");
+      assert((await page.evaluate("document.activeElement?.tagName")) === "MAIN", "the skip link did not move focus to main");
+      await expectAccessible(page, "Models");
+    });
+
+    await check("dashboard: a credential with a bad base URL shows the API's message at the field, then is added", async () => {
+      const page = p();
+      await goTo(page, "Credentials");
+      await expectAccessible(page, "Credentials");
+      await page.getByRole("button", { name: "Add a credential" }).click();
+      const form = page.locator("form", { has: page.getByRole("button", { name: "Add credential" }) });
+      await form.getByLabel("Name", { exact: true }).fill("Fake provider");
+      await form.getByLabel("Base URL", { exact: true }).fill("not a url");
+      await form.getByLabel("API key", { exact: true }).fill(apiKey);
+      await form.getByRole("button", { name: "Add credential" }).click();
+      await expectFieldError(form, "Base URL", /./);
+      assert((await focusedDescription(page)) === "Base URL", "focus did not move to the invalid Base URL field");
+      assert((await form.getByLabel("API key", { exact: true }).inputValue()) === "", "the API key field was not emptied after submit");
+      await expectAccessible(page, "Credentials with a field error");
+      await form.getByLabel("Base URL", { exact: true }).fill(`${providerBase}/v1`);
+      await form.getByLabel("API key", { exact: true }).fill(apiKey);
+      await form.getByRole("button", { name: "Add credential" }).click();
+      const row = main(page).getByRole("row", { name: /Fake provider/ });
+      await row.waitFor();
+      const rowText = (await row.textContent()) ?? "";
+      assert(rowText.includes(`…${apiKey.slice(-4)}`), `the row does not show the key's last four: ${rowText}`);
+      assert(!(await page.content()).includes(apiKey), "the whole API key is in the page");
+    });
+
+    await check("dashboard: an empty model form shows the API's messages inline; a model is added on the credential", async () => {
+      const page = p();
+      await goTo(page, "Models");
+      await page.getByRole("button", { name: "Add a model" }).click();
+      const form = page.locator("form", { has: page.getByRole("button", { name: "Add model" }) });
+      await form.getByRole("button", { name: "Add model" }).click();
+      await expectFieldError(form, "Name", /./);
+      await expectFieldError(form, "Upstream model", /./);
+      assert((await focusedDescription(page)) === "Name", "focus did not move to the first invalid field (Name)");
+      await page.getByRole("alert").filter({ hasText: "Check the" }).waitFor();
+      await expectAccessible(page, "Models with field errors");
+      await form.getByLabel("Name", { exact: true }).fill("ui-model");
+      await form.getByLabel("Upstream model", { exact: true }).fill(upstreamModel);
+      await form.getByLabel("Context window (tokens)", { exact: true }).fill("131072");
+      await form.getByLabel("Input price (USD per million tokens)", { exact: true }).fill("1.25");
+      await form.getByLabel("Output price (USD per million tokens)", { exact: true }).fill("10");
+      // The scenario of the fake provider rides on a model header, so that the test call (whose prompt is fixed) finds it.
+      await form.getByText("Advanced settings").click();
+      await form.getByRole("button", { name: "Add header" }).click();
+      await form.getByLabel("Header 1 name", { exact: true }).fill("x-fake-scenario");
+      await form.getByLabel("Header 1 value", { exact: true }).fill(okScenario);
+      await form.getByRole("button", { name: "Add model" }).click();
+      const row = main(page).getByRole("row", { name: /ui-model/ });
+      await row.waitFor();
+      const text = (await row.textContent()) ?? "";
+      assert(text.includes("Fake provider") && text.includes(upstreamModel) && text.includes("131,072"), `the model's row: ${text}`);
+    });
+
+    await check("dashboard: Test shows the time to first token and tokens per second", async () => {
+      const page = p();
+      await page.getByRole("button", { name: "Test ui-model", exact: true }).click();
+      // The reply waits at its gate after the first token until released: generating then takes measurable time.
+      await providerControl(providerBase, `${okScenario}/reached/after-first-token?timeout_ms=${CALL_TIMEOUT_MS}`);
+      await providerControl(providerBase, `${okScenario}/gates/after-first-token`, { method: "POST" });
+      const result = page.getByRole("status", { name: "Model test" });
+      await result.getByText("ui-model answered").waitFor();
+      const figures = Object.fromEntries(
+        await result.locator("dl > dt").evaluateAll((dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+      ) as Record<string, string>;
+      assert(/^\d[\d,]* ms$/.test(figures["Time to first token"] ?? ""), `time to first token: ${figures["Time to first token"]}`);
+      assert(/^\d[\d,.]*$/.test(figures["Tokens per second"] ?? ""), `tokens per second: ${figures["Tokens per second"]}`);
+      assert(figures["Output tokens"] === "4", `output tokens: ${figures["Output tokens"]}`);
+    });
+
+    await check("dashboard: a duplicated model whose provider fails shows the provider's raw error; disable and delete it", async () => {
+      const page = p();
+      await page.getByRole("button", { name: "Duplicate ui-model", exact: true }).click();
+      const form = page.locator("form", { has: page.getByRole("button", { name: "Add model" }) });
+      assert((await form.getByLabel("Name", { exact: true }).inputValue()) === "ui-model-copy", "the duplicate is not prefilled");
+      assert((await form.getByLabel("Upstream model", { exact: true }).inputValue()) === upstreamModel, "upstream model not copied");
+      await form.getByLabel("Name", { exact: true }).fill("ui-model-broken");
+      await form.getByText("Advanced settings").click();
+      await form.getByLabel("Header 1 value", { exact: true }).fill(failScenario);
+      await form.getByRole("button", { name: "Add model" }).click();
+      await main(page)
+        .getByRole("row", { name: /ui-model-broken/ })
+        .waitFor();
+      await page.getByRole("button", { name: "Test ui-model-broken", exact: true }).click();
+      const result = page.getByRole("status", { name: "Model test" });
+      await result.getByText("ui-model-broken failed").waitFor();
+      const raw = await result.locator("pre").textContent();
+      assert(raw === "provider returned HTTP 404: The model `fake-missing` does not exist", `the error shown was ${JSON.stringify(raw)}`);
+      await expectAccessible(page, "Models with a failed test");
+
+      await page.getByRole("checkbox", { name: "ui-model-broken enabled" }).uncheck();
+      await page.getByRole("status").filter({ hasText: "ui-model-broken disabled." }).waitFor();
+      const models = await call<{ models: { name: string; enabled: boolean }[] }>(baseUrl, need(state.token, "sign in"), "GET", "/models");
+      assert(models.models.find((m) => m.name === "ui-model-broken")?.enabled === false, "the toggle did not disable the model");
+
+      // The confirmation is a modal dialog: Escape cancels and focus returns to the button that opened it.
+      const del = page.getByRole("button", { name: "Delete ui-model-broken", exact: true });
+      await del.click();
+      const dialog = page.getByRole("dialog", { name: "Delete ui-model-broken?" });
+      await dialog.waitFor();
+      assert((await focusedDescription(page)) === "Cancel", "the confirmation did not start on Cancel");
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+      const back = await focusedDescription(page);
+      assert(back === "Delete ui-model-broken", `focus did not return to the Delete button but to ${JSON.stringify(back)}`);
+      await del.click();
+      await dialog.getByRole("button", { name: "Delete model" }).click();
+      await main(page)
+        .getByRole("row", { name: /ui-model-broken/ })
+        .waitFor({ state: "detached" });
+    });
+
+    await check("dashboard: editing a model saves it (its test header removed)", async () => {
+      const page = p();
+      await page.getByRole("button", { name: "Edit ui-model", exact: true }).click();
+      const form = page.locator("form", { has: page.getByRole("button", { name: "Save model" }) });
+      await form.getByText("Advanced settings").click();
+      await form.getByRole("button", { name: "Remove header 1" }).click();
+      await form.getByRole("button", { name: "Save model" }).click();
+      await page.getByRole("status").filter({ hasText: "ui-model saved." }).waitFor();
+      const models = await call<{ models: { name: string; headers: unknown }[] }>(baseUrl, need(state.token, "sign in"), "GET", "/models");
+      assert(models.models.find((m) => m.name === "ui-model")?.headers === null, "the edit did not clear the model's headers");
+    });
+
+    await check("dashboard: a turn on the new model shows in Runs and in the Usage table and chart", async () => {
+      const page = p();
+      const token = need(state.token, "sign in");
+      const conversationId = await opts.turn(token, "ui-model", apiKey);
+      // Runs and usage are recorded after the run ends (waitUntil): wait for the API to have them, then look.
+      await until("the run in GET /runs", CALL_TIMEOUT_MS, async () => {
+        const runs = await call<{ runs: { conversation_id: string; status: string | null }[] }>(baseUrl, token, "GET", "/runs");
+        return runs.runs.find((r) => r.conversation_id === conversationId && r.status !== null && r.status !== "running");
+      });
+      await until("the turn's usage", CALL_TIMEOUT_MS, async () => {
+        const usage = await call<{ rows: { model: string | null }[] }>(baseUrl, token, "GET", "/usage", undefined);
+        return usage.rows.length > 0 ? usage : undefined;
+      });
+      await goTo(page, "Runs");
+      await page
+        .getByRole("table", { name: /Recent conversations/ })
+        .getByRole("row", { name: /ui-model/ })
+        .first()
+        .waitFor();
+      await expectAccessible(page, "Runs by conversation");
+      await page.getByRole("button", { name: "All recent runs" }).click();
+      const run = page
+        .getByRole("table", { name: "Recent runs, newest first" })
+        .getByRole("row", { name: /ui-model/ })
+        .first();
+      await run.waitFor();
+      await run.getByRole("button", { name: /^Details \(1\)/ }).click();
+      const calls = page.getByRole("table", { name: "Provider calls" });
+      await calls.getByRole("row", { name: /openai-chat/ }).waitFor();
+      await expectAccessible(page, "Runs with a run's provider calls");
+
+      await goTo(page, "Usage");
+      const perModel = page.getByRole("table", { name: "Usage per model" });
+      await perModel.getByRole("row", { name: /ui-model/ }).waitFor();
+      await page.locator("figure", { hasText: "Tokens per day" }).locator("canvas").first().waitFor();
+      await expectAccessible(page, "Usage");
+
+      await goTo(page, "Team");
+      await expectAccessible(page, "Team");
+    });
+
+    await check("dashboard: a new token is shown once with Copy; revoking the signed-in token signs out", async () => {
+      const page = p();
+      await goTo(page, "Tokens");
+      await expectAccessible(page, "Tokens");
+      const issue = page.locator("form", { has: page.getByRole("button", { name: "Issue token" }) });
+      await issue.getByLabel("Name", { exact: true }).fill("laptop");
+      await issue.getByRole("button", { name: "Issue token" }).click();
+      const panel = page.getByRole("region", { name: "New token: laptop" });
+      await panel.waitFor();
+      await panel.getByText("it will not be shown again").waitFor();
+      const shown = await panel.getByLabel("Token", { exact: true }).inputValue();
+      state.laptopToken = shown;
+      assert(/^byok_[\w-]{20,}$/.test(shown), `the new token looks like ${JSON.stringify(shown)}`);
+      await panel.getByRole("button", { name: "Copy" }).click();
+      await panel
+        .getByRole("status")
+        .filter({ hasText: /Copied|selected/ })
+        .waitFor();
+      const copied = (await panel.getByRole("status").textContent()) ?? "";
+      if (copied.includes("Copied")) {
+        assert((await page.evaluate("navigator.clipboard.readText()")) === shown, "the clipboard does not hold the token");
+      }
+      const me = await call<{ user: { email: string } }>(baseUrl, shown, "GET", "/me");
+      assert(me.user.email === "dashboard-admin@example.com", "the new token is not the admin's");
+      await panel.getByRole("button", { name: "Done" }).click();
+      await panel.waitFor({ state: "detached" });
+      assert(!(await page.content()).includes(shown), "the token is still in the page after Done");
+      await page.getByRole("row", { name: /laptop/ }).waitFor();
+
+      await page.getByRole("button", { name: "Revoke browser", exact: true }).click();
+      const dialog = page.getByRole("dialog", { name: "Revoke browser?" });
+      await dialog.getByText("you will be signed out").waitFor();
+      await dialog.getByRole("button", { name: "Revoke token" }).click();
+      await page.getByRole("alert").filter({ hasText: SESSION_ENDED }).waitFor();
+      await page.getByLabel("Token", { exact: true }).waitFor();
+      assert((await page.evaluate("sessionStorage.length")) === 0, "the token is still in sessionStorage");
+      await expectAccessible(page, "the sign-in form after the session ended");
+      const res = await fetch(`${baseUrl}/api/v1/me`, {
+        headers: { authorization: `Bearer ${need(state.token, "sign in")}` },
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
+      await res.body?.cancel();
+      assert(res.status === 401, `the revoked token still gets HTTP ${res.status}`);
+    });
+
+    await check("dashboard: a token revoked elsewhere ends the session at the next call, with the same message", async () => {
+      const page = p();
+      const laptop = need(state.laptopToken, "issue the laptop token");
+      await page.getByLabel("Token", { exact: true }).fill(laptop);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      // Signing in again keeps the page the tab was on.
+      await page.getByRole("heading", { level: 1, name: "Tokens", exact: true }).waitFor();
+      const me = await call<{ token: { id: string } | null }>(baseUrl, laptop, "GET", "/me");
+      await call(baseUrl, adminToken, "DELETE", `/tokens/${need(me.token?.id, "name the token in /me")}`);
+      await nav(page).getByRole("link", { name: "Credentials", exact: true }).click();
+      await page.getByRole("alert").filter({ hasText: SESSION_ENDED }).waitFor();
+      await page.getByLabel("Token", { exact: true }).waitFor();
+      assert((await page.evaluate("sessionStorage.length")) === 0, "the token is still in sessionStorage");
+    });
+
+    await check("dashboard: no page broke the CSP or threw", async () => {
+      assert(cspViolations.length === 0, `CSP violations: ${cspViolations.join("; ")}`);
+      assert(pageErrors.length === 0, `page errors: ${pageErrors.join("; ")}`);
+    });
+  } finally {
+    await context?.close().catch(() => {});
+    await close?.().catch(() => {});
+  }
+}

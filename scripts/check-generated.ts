@@ -1,5 +1,6 @@
 // Fails when committed generated code (protobuf, wrangler types, drizzle
-// migrations, the dashboard's build) differs from what the generators produce now.
+// migrations, the dashboard's build, the bundled bins) differs from what the
+// generators produce now.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,9 @@ run(bin("drizzle-kit"), ["generate", "--config", "drizzle.d1.config.ts"]);
 run(bin("drizzle-kit"), ["generate", "--config", "drizzle.code-mode.config.ts"]);
 // drizzle-kit writes migrations.js unformatted; the committed one is formatted (npm run gen:db does the same).
 run(bin("biome"), ["format", "--write", "migrations/code-mode/migrations.js"]);
+
+// The package's bins, bundled into bin/ (compared by git status below).
+run(process.execPath, [resolve(root, "scripts/build-bins.ts")]);
 
 const problems: string[] = [];
 
@@ -39,14 +43,14 @@ if (problems.length > 0) problems.push("(run npm run build:dashboard)");
 
 const status = execFileSync(
   "git",
-  ["status", "--porcelain", "--", "src/proto/gen", "worker-configuration.d.ts", "migrations", "dashboard/dist"],
+  ["status", "--porcelain", "--", "src/proto/gen", "worker-configuration.d.ts", "migrations", "dashboard/dist", "bin"],
   { cwd: root },
 ).toString();
 if (status.trim() !== "") problems.push(status.trimEnd());
 
 if (problems.length > 0) {
   console.error(
-    `Generated code is stale; run npm run gen:proto, npm run types, npm run gen:db, npm run build:dashboard and commit:\n${problems.join("\n")}`,
+    `Generated code is stale; run npm run gen:proto, npm run types, npm run gen:db, npm run build:dashboard, npm run build:bins and commit:\n${problems.join("\n")}`,
   );
   process.exit(1);
 }

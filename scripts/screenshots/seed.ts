@@ -5,6 +5,7 @@
 // calls). The ledger is per UTC day of a run, and real turns all happen today, so
 // the past four weeks of the ledger are written straight into local D1 (usage_ledger
 // rows only: those days have no runs behind them). Screenshots only.
+import { callApi } from "../../e2e/support/admin-api.ts";
 import { runScriptedTurn } from "../../e2e/support/agent-turn.ts";
 import { runWrangler } from "../../e2e/support/wrangler-dev.ts";
 
@@ -24,17 +25,9 @@ interface Ctx {
   workDir: string;
 }
 
-async function call<T>(ctx: Ctx, token: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${ctx.baseUrl}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} → HTTP ${res.status}: ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+/** The admin API on this wrangler dev as `token`. */
+const call = <T = unknown>(ctx: Ctx, token: string, method: string, path: string, body?: unknown): Promise<T> =>
+  callApi<T>(ctx.baseUrl, token, method, path, body);
 
 const PRICES = {
   "gpt-4.1": { input: 2, output: 8, cacheRead: 0.5 },

@@ -6,7 +6,7 @@
 // the past four weeks of the ledger are written straight into local D1 (usage_ledger
 // rows only: those days have no runs behind them). Screenshots only.
 import { callApi } from "../../e2e/support/admin-api.ts";
-import { runScriptedTurn } from "../../e2e/support/agent-turn.ts";
+import { runTurn, textParts } from "../../e2e/support/agent-turn.ts";
 import { runWrangler } from "../../e2e/support/wrangler-dev.ts";
 
 const CALL_TIMEOUT_MS = 15_000;
@@ -95,16 +95,23 @@ export async function seed(ctx: Ctx): Promise<Seeded> {
   // Before any turn: the team's budget counter starts from the ledger of the month.
   await writeLedgerHistory(ctx, platform.id, [ada.id, grace.id, linus.id]);
 
-  const turn = (token: string, name: ModelName, usage: { prompt: number; completion: number; cached?: number }, failFirst?: number[]) =>
-    runScriptedTurn({
-      baseUrl: ctx.baseUrl,
+  const turn = async (
+    token: string,
+    name: ModelName,
+    usage: { prompt: number; completion: number; cached?: number },
+    failFirst?: number[],
+  ) => {
+    const run = await runTurn({
+      route: { baseUrl: ctx.baseUrl },
       token,
       model: name,
       providerBase: ctx.providerBase,
-      text: "Done: the handler now retries on 503 and the test covers it.",
+      parts: textParts("Done: the handler now retries on 503 and the test covers it."),
       usage,
       ...(failFirst && { failFirst }),
     });
+    if (!run.updates.some((u) => u.case === "turnEnded")) throw new Error(`the turn on ${name} ended without turn_ended`);
+  };
   await turn(adaToken, "gpt-4.1", { prompt: 18_432, completion: 1_207, cached: 12_288 });
   await turn(adaToken, "gpt-4.1-mini", { prompt: 9_870, completion: 640, cached: 6_144 }, [503]);
   await turn(graceToken, "gpt-4.1-mini", { prompt: 4_211, completion: 388 });

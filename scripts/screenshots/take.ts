@@ -146,7 +146,11 @@ async function open(page: Page, route: string, heading: string): Promise<void> {
   await page.getByRole("heading", { level: 1, name: heading }).waitFor();
   await page.waitForLoadState("networkidle");
   // The pages say "Loading…" until their first answer is shown; a shot before that shows nothing.
-  await page.getByRole("status").filter({ hasText: /^Loading/ }).first().waitFor({ state: "detached" });
+  await page
+    .getByRole("status")
+    .filter({ hasText: /^Loading/ })
+    .first()
+    .waitFor({ state: "detached" });
 }
 
 /** Tokens page: issue one, so the shot shows the once-only panel (ui-a's form: a "Name" field, an "Issue token" button). */

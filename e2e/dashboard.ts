@@ -14,6 +14,7 @@ import type { Step } from "../test/support/fake-provider-types.ts";
 // Aliased: the checks below read as calls of the API, `call(baseUrl, token, method, path, body)`.
 import { callApi as call } from "./support/admin-api.ts";
 import { launchBrowser } from "./support/browser.ts";
+import { until } from "./support/until.ts";
 
 /** Every wait in the browser: the dashboard answers in well under a second on a local wrangler dev. */
 const UI_TIMEOUT_MS = 10_000;
@@ -35,16 +36,6 @@ export interface DashboardCheckOptions {
 
 function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
-}
-
-/** Calls `probe` until it returns something, for at most `timeoutMs` (usage and runs are written after the run). */
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-  }
 }
 
 async function providerControl(providerBase: string, path: string, init: RequestInit = {}): Promise<void> {

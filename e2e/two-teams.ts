@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { toHex } from "../src/proto/bytes.ts";
 import { callApi } from "./support/admin-api.ts";
+import { until } from "./support/until.ts";
 
 const CALL_TIMEOUT_MS = 15_000;
 
@@ -12,7 +13,7 @@ const CALL_TIMEOUT_MS = 15_000;
 export type Turn = (token: string, model: string, apiKey: string) => Promise<string>;
 
 export async function checkTwoTeams(baseUrl: string, adminToken: string, providerBase: string, upstreamModel: string, turn: Turn) {
-  const teams = [];
+  const teams: { userId: string; token: string; apiKey: string }[] = [];
   for (const name of ["Red", "Blue"]) {
     const team = await callApi<{ id: string }>(baseUrl, adminToken, "POST", "/teams", { name: `${name} ${toHex(randomBytes(3))}` });
     const admin = await callApi<{ id: string }>(baseUrl, adminToken, "POST", `/teams/${team.id}/users`, {
@@ -41,11 +42,15 @@ export async function checkTwoTeams(baseUrl: string, adminToken: string, provide
   for (const team of teams) await turn(team.token, "team-model", team.apiKey);
 
   // Usage is written after the run (waitUntil), so this polls, bounded.
-  const deadline = Date.now() + CALL_TIMEOUT_MS;
-  for (;;) {
-    const usage = await callApi<{ rows: { user_id: string; requests: number }[] }>(baseUrl, adminToken, "GET", "/usage?group_by=user");
-    const rows = teams.map((team) => usage.rows.find((r) => r.user_id === team.userId));
-    if (rows.every((row) => row?.requests === 1)) return;
-    if (Date.now() > deadline) throw new Error(`the usage API did not show one run per team: ${JSON.stringify(usage)}`);
-  }
+  let last: unknown;
+  await until(
+    () => `one run per team in the usage API, which showed ${JSON.stringify(last)}`,
+    CALL_TIMEOUT_MS,
+    async () => {
+      const usage = await callApi<{ rows: { user_id: string; requests: number }[] }>(baseUrl, adminToken, "GET", "/usage?group_by=user");
+      last = usage;
+      const rows = teams.map((team) => usage.rows.find((r) => r.user_id === team.userId));
+      return rows.every((row) => row?.requests === 1) ? true : undefined;
+    },
+  );
 }

@@ -7,6 +7,7 @@
 // rows only: those days have no runs behind them). Screenshots only.
 import { callApi } from "../../e2e/support/admin-api.ts";
 import { runTurn, textParts } from "../../e2e/support/agent-turn.ts";
+import { until } from "../../e2e/support/until.ts";
 import { runWrangler } from "../../e2e/support/wrangler-dev.ts";
 
 const CALL_TIMEOUT_MS = 15_000;
@@ -123,13 +124,10 @@ export async function seed(ctx: Ctx): Promise<Seeded> {
 
 /** Usage is recorded after the run (waitUntil); bounded poll until the team's runs are all there. */
 async function waitForRuns(ctx: Ctx, token: string, count: number): Promise<void> {
-  const deadline = Date.now() + CALL_TIMEOUT_MS;
-  for (;;) {
+  await until(`${count} runs in the ledger`, CALL_TIMEOUT_MS, async () => {
     const usage = await call<{ rows: { requests: number }[] }>(ctx, token, "GET", "/usage?group_by=model");
-    const today = usage.rows.reduce((n, r) => n + r.requests, 0);
-    if (today >= count) return;
-    if (Date.now() > deadline) throw new Error(`only ${today} of ${count} runs reached the ledger`);
-  }
+    return usage.rows.reduce((n, r) => n + r.requests, 0) >= count ? true : undefined;
+  });
 }
 
 /** A small deterministic PRNG, so every re-take draws the same weeks. */

@@ -22,7 +22,7 @@ import { KvClient } from "./kv-client.ts";
 const CALL_TIMEOUT_MS = 15_000;
 
 /** Where the client sends its calls: `wrangler dev` itself, or through a proxy (e2e/connector.ts). */
-export interface TurnRoute {
+interface TurnRoute {
   baseUrl: string;
   nodeOptions?: Extract<ConnectTransportOptions, { httpVersion: "1.1" }>["nodeOptions"];
 }

@@ -11,7 +11,10 @@ import axe from "axe-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { toHex } from "../src/proto/bytes.ts";
 import type { Step } from "../test/support/fake-provider-types.ts";
+// Aliased: the checks below read as calls of the API, `call(baseUrl, token, method, path, body)`.
+import { callApi as call } from "./support/admin-api.ts";
 import { launchBrowser } from "./support/browser.ts";
+import { until } from "./support/until.ts";
 
 /** Every wait in the browser: the dashboard answers in well under a second on a local wrangler dev. */
 const UI_TIMEOUT_MS = 10_000;
@@ -33,28 +36,6 @@ export interface DashboardCheckOptions {
 
 function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
-}
-
-async function call<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${baseUrl}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} → HTTP ${res.status}: ${text}`);
-  return (text ? JSON.parse(text) : null) as T;
-}
-
-/** Calls `probe` until it returns something, for at most `timeoutMs` (usage and runs are written after the run). */
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-  }
 }
 
 async function providerControl(providerBase: string, path: string, init: RequestInit = {}): Promise<void> {

@@ -19,22 +19,15 @@
 //  8. the real Codex CLI runs a code-mode cell on a host, through the gRPC bridge
 //     too (e2e/codex-cli.ts; skipped without `npm run codex:fetch`).
 // Prints "N passed, M failed" last; exits 0 only when all passed.
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import {
-  AgentClientMessageSchema,
-  AgentService,
-  type AgentClientMessage,
-  type AgentServerMessage,
-} from "../src/proto/gen/agent/v1/agent_pb.ts";
-import { AiService, BidiService } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
+import { AiService } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { toHex } from "../src/proto/bytes.ts";
 import { startFakeProviderServer } from "../test/support/fake-provider-server.ts";
-import type { RecordedRequest, Step } from "../test/support/fake-provider-types.ts";
-import { KvClient } from "./support/kv-client.ts";
+import type { RecordedRequest } from "../test/support/fake-provider-types.ts";
+import { runTurn } from "./support/agent-turn.ts";
 import { checkCodexCli } from "./codex-cli.ts";
 import { checkConnector, type Route } from "./connector.ts";
 import { checkDashboard } from "./dashboard.ts";
@@ -88,34 +81,14 @@ function assert(condition: unknown, message: string): asserts condition {
 function bearer(token: string): Interceptor {
   return (next) => async (req) => {
     req.header.set("authorization", `Bearer ${token}`);
-    // RunSSE is labelled text/event-stream for Cursor; a standard Connect peer asks for the standard label.
-    req.header.set("accept", "application/connect+proto");
     return next(req);
   };
 }
 
+/** The catalogue client (a turn's own clients are in e2e/support/agent-turn.ts). */
 function clients(route: Route, token: string) {
   const transport = createConnectTransport({ ...route, httpVersion: "1.1", useBinaryFormat: true, interceptors: [bearer(token)] });
-  return {
-    agent: createClient(AgentService, transport),
-    bidi: createClient(BidiService, transport),
-    ai: createClient(AiService, transport),
-  };
-}
-
-/** OpenAI Chat Completions SSE: role chunk, one chunk per part, finish "stop", usage (empty choices), [DONE]. */
-function chatScript(parts: string[]): Step[] {
-  const id = `chatcmpl-${randomUUID()}`;
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): Step => ({
-    data: JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: UPSTREAM_MODEL, choices, ...extra }),
-  });
-  return [
-    chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
-    ...parts.map((content) => chunk([{ index: 0, delta: { content }, finish_reason: null }])),
-    chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
-    chunk([], { usage: { prompt_tokens: 21, completion_tokens: parts.length, total_tokens: 21 + parts.length } }),
-    { data: "[DONE]" },
-  ];
+  return { ai: createClient(AiService, transport) };
 }
 
 async function providerCall(url: string, init: RequestInit = {}): Promise<Response> {
@@ -124,7 +97,7 @@ async function providerCall(url: string, init: RequestInit = {}): Promise<Respon
   return res;
 }
 
-/** `route`: where the client sends its calls (default: straight to `wrangler dev`; e2e/connector.ts: through the connector). */
+/** One turn (e2e/support/agent-turn.ts), asserted. `route`: where the client sends its calls (default: straight to `wrangler dev`; e2e/connector.ts: through the connector). */
 async function checkTurn(
   dev: WranglerDev,
   token: string,
@@ -133,63 +106,17 @@ async function checkTurn(
   model = MODEL_NAME,
   route: Route = { baseUrl: dev.baseUrl },
 ): Promise<string> {
-  const scenarioId = `e2e-${randomUUID()}`;
-  await providerCall(`${providerBase}/__scenarios/${scenarioId}`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ responses: [{ steps: chatScript(TEXT_PARTS) }] }),
+  const turn = await runTurn({
+    route,
+    token,
+    model,
+    providerBase,
+    parts: TEXT_PARTS,
+    usage: { prompt: 21, completion: TEXT_PARTS.length },
+    upstreamModel: UPSTREAM_MODEL,
+    prompt: "Say hello.",
   });
-
-  const { agent, bidi } = clients(route, token);
-  const requestId = randomUUID();
-  const conversationId = randomUUID();
-  const abort = new AbortController();
-  const received: AgentServerMessage[] = [];
-  let seqno = 0; // 0 is the run_request; the client's replies follow
-  const append = (message: AgentClientMessage) =>
-    bidi.bidiAppend(
-      { requestId: { requestId }, appendSeqno: BigInt(seqno++), data: toHex(toBinary(AgentClientMessageSchema, message)) },
-      { timeoutMs: CALL_TIMEOUT_MS },
-    );
-  // Like Cursor: store and acknowledge the conversation-state blobs the server sets.
-  const kv = new KvClient();
-  const replies: Promise<unknown>[] = [];
-  const streamDone = (async () => {
-    for await (const message of agent.runSSE({ requestId }, { signal: abort.signal, timeoutMs: CALL_TIMEOUT_MS })) {
-      received.push(message);
-      const reply = kv.reply(message);
-      if (reply) replies.push(append(reply));
-    }
-  })();
-  streamDone.catch(() => {}); // it may fail before the append returns; awaited (and reported) below
-
-  const runRequest = create(AgentClientMessageSchema, {
-    message: {
-      case: "runRequest",
-      value: {
-        conversationId,
-        requestedModel: { modelId: model },
-        action: {
-          action: {
-            case: "userMessageAction",
-            value: { userMessage: { text: `Say hello. scenario:${scenarioId}`, messageId: randomUUID(), mode: 1 } },
-          },
-        },
-      },
-    },
-  });
-  try {
-    await append(runRequest);
-  } catch (error) {
-    abort.abort();
-    await streamDone.catch(() => {});
-    throw error;
-  }
-  await streamDone; // throws if the stream ended with an error or was cut
-  await Promise.all(replies);
-
-  const updates = received.flatMap((m) => (m.message.case === "interactionUpdate" ? [m.message.value.message] : []));
-  const text = updates.flatMap((u) => (u.case === "textDelta" ? [u.value.text] : [])).join("");
+  const { updates, text, received } = turn;
   const turnEnded = updates.filter((u) => u.case === "turnEnded");
   const summary = `updates: ${updates.map((u) => u.case).join(", ")}`;
   assert(
@@ -201,7 +128,7 @@ async function checkTurn(
   assert(lastUpdate?.case === "turnEnded", `turn_ended was not the last update; ${summary}`);
 
   const requests = (await (
-    await providerCall(`${providerBase}/__scenarios/${scenarioId}/requests?min=1&timeout_ms=5000`)
+    await providerCall(`${providerBase}/__scenarios/${turn.scenarioId}/requests?min=1&timeout_ms=5000`)
   ).json()) as RecordedRequest[];
   assert(requests.length === 1, `the provider got ${requests.length} requests, expected 1`);
   const upstream = requests[0]!;
@@ -211,9 +138,9 @@ async function checkTurn(
   assert(body.model === UPSTREAM_MODEL, `provider request model was ${body.model}, expected ${UPSTREAM_MODEL}`);
   assert(body.stream === true, "provider request was not streaming");
   const kinds = [...new Set(received.map((m) => m.message.case))].join(", ");
-  console.log(`      ${received.length} messages (${kinds}); ${kv.blobs.size} blob(s) acknowledged; text ${JSON.stringify(text)}`);
+  console.log(`      ${received.length} messages (${kinds}); ${turn.blobs} blob(s) acknowledged; text ${JSON.stringify(text)}`);
   console.log(`      ${summary}`);
-  return conversationId;
+  return turn.conversationId;
 }
 
 async function checkWrongToken(dev: WranglerDev): Promise<void> {

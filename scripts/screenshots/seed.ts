@@ -5,7 +5,9 @@
 // calls). The ledger is per UTC day of a run, and real turns all happen today, so
 // the past four weeks of the ledger are written straight into local D1 (usage_ledger
 // rows only: those days have no runs behind them). Screenshots only.
-import { runScriptedTurn } from "../../e2e/support/agent-turn.ts";
+import { callApi } from "../../e2e/support/admin-api.ts";
+import { runTurn, textParts } from "../../e2e/support/agent-turn.ts";
+import { until } from "../../e2e/support/until.ts";
 import { runWrangler } from "../../e2e/support/wrangler-dev.ts";
 
 const CALL_TIMEOUT_MS = 15_000;
@@ -24,17 +26,9 @@ interface Ctx {
   workDir: string;
 }
 
-async function call<T>(ctx: Ctx, token: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${ctx.baseUrl}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} → HTTP ${res.status}: ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+/** The admin API on this wrangler dev as `token`. */
+const call = <T = unknown>(ctx: Ctx, token: string, method: string, path: string, body?: unknown): Promise<T> =>
+  callApi<T>(ctx.baseUrl, token, method, path, body);
 
 const PRICES = {
   "gpt-4.1": { input: 2, output: 8, cacheRead: 0.5 },
@@ -102,16 +96,23 @@ export async function seed(ctx: Ctx): Promise<Seeded> {
   // Before any turn: the team's budget counter starts from the ledger of the month.
   await writeLedgerHistory(ctx, platform.id, [ada.id, grace.id, linus.id]);
 
-  const turn = (token: string, name: ModelName, usage: { prompt: number; completion: number; cached?: number }, failFirst?: number[]) =>
-    runScriptedTurn({
-      baseUrl: ctx.baseUrl,
+  const turn = async (
+    token: string,
+    name: ModelName,
+    usage: { prompt: number; completion: number; cached?: number },
+    failFirst?: number[],
+  ) => {
+    const run = await runTurn({
+      route: { baseUrl: ctx.baseUrl },
       token,
       model: name,
       providerBase: ctx.providerBase,
-      text: "Done: the handler now retries on 503 and the test covers it.",
+      parts: textParts("Done: the handler now retries on 503 and the test covers it."),
       usage,
       ...(failFirst && { failFirst }),
     });
+    if (!run.updates.some((u) => u.case === "turnEnded")) throw new Error(`the turn on ${name} ended without turn_ended`);
+  };
   await turn(adaToken, "gpt-4.1", { prompt: 18_432, completion: 1_207, cached: 12_288 });
   await turn(adaToken, "gpt-4.1-mini", { prompt: 9_870, completion: 640, cached: 6_144 }, [503]);
   await turn(graceToken, "gpt-4.1-mini", { prompt: 4_211, completion: 388 });
@@ -123,13 +124,10 @@ export async function seed(ctx: Ctx): Promise<Seeded> {
 
 /** Usage is recorded after the run (waitUntil); bounded poll until the team's runs are all there. */
 async function waitForRuns(ctx: Ctx, token: string, count: number): Promise<void> {
-  const deadline = Date.now() + CALL_TIMEOUT_MS;
-  for (;;) {
+  await until(`${count} runs in the ledger`, CALL_TIMEOUT_MS, async () => {
     const usage = await call<{ rows: { requests: number }[] }>(ctx, token, "GET", "/usage?group_by=model");
-    const today = usage.rows.reduce((n, r) => n + r.requests, 0);
-    if (today >= count) return;
-    if (Date.now() > deadline) throw new Error(`only ${today} of ${count} runs reached the ledger`);
-  }
+    return usage.rows.reduce((n, r) => n + r.requests, 0) >= count ? true : undefined;
+  });
 }
 
 /** A small deterministic PRNG, so every re-take draws the same weeks. */

@@ -26,7 +26,12 @@ export const usage = sqliteTable(
     reasoningTokens: integer("reasoning_tokens").notNull(),
     createdAtMs: integer("created_at_ms").notNull(),
   },
-  (t) => [index("usage_by_principal").on(t.principal, t.createdAtMs), index("usage_by_team").on(t.teamId, t.createdAtMs)],
+  (t) => [
+    index("usage_by_principal").on(t.principal, t.createdAtMs),
+    index("usage_by_team").on(t.teamId, t.createdAtMs),
+    // The operator's runs and conversations, newest first over every team (docs/hosting.md#runs-api).
+    index("usage_by_time").on(t.createdAtMs, t.id),
+  ],
 );
 
 /** One row per provider attempt, copied from the conversation object's llm_calls when its run ends. */

@@ -1,0 +1,1 @@
+CREATE INDEX `usage_by_time` ON `usage` (`created_at_ms`,`id`);

@@ -2,7 +2,7 @@
 // with their provider calls, and conversations summarised from their runs, a page
 // at a time by keyset (finish time, row id). Only statuses, timings and token
 // counts: the tables hold no prompt or response text.
-import { and, asc, desc, eq, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { D1Db } from "./db.ts";
 import { users } from "./schema/accounts.ts";
 import { providerCalls, usage } from "./schema/usage.ts";
@@ -37,14 +37,15 @@ function filtered(filter: RunsFilter): SQL[] {
   return where;
 }
 
+/** A row value comparison: SQLite walks the (created_at_ms, id) index for it, where the OR form may sort. */
 function olderThan(atMs: Column, rowId: Column, cursor: RunsCursor) {
-  return or(lt(atMs, cursor.atMs), and(eq(atMs, cursor.atMs), lt(rowId, cursor.rowId)));
+  return sql`(${atMs}, ${rowId}) < (${cursor.atMs}, ${cursor.rowId})`;
 }
 
 /** Up to `limit` runs, newest finished first. */
 export async function runsPage(db: D1Db, filter: RunsFilter, cursor: RunsCursor | undefined, limit: number) {
   const where = filtered(filter);
-  if (cursor) where.push(olderThan(usage.createdAtMs, usage.id, cursor)!);
+  if (cursor) where.push(olderThan(usage.createdAtMs, usage.id, cursor));
   return db
     .select({
       rowId: usage.id,
@@ -119,7 +120,7 @@ export async function conversationsPage(db: D1Db, filter: RunsFilter, cursor: Ru
       .where(and(...filtered(filter))),
   );
   const where: SQL[] = [eq(latest.rank, 1)];
-  if (cursor) where.push(olderThan(latest.lastFinishedAtMs, latest.rowId, cursor)!);
+  if (cursor) where.push(olderThan(latest.lastFinishedAtMs, latest.rowId, cursor));
   return db
     .with(latest)
     .select({

@@ -76,9 +76,7 @@ async function shootAll(
   const page = await context.newPage();
   const shot = async (name: string, mask: string[] = []) => {
     // Clicking in a table scrolls its box sideways; the shot shows each from its start.
-    await page.evaluate(() => {
-      for (const box of document.querySelectorAll(".table-wrap")) box.scrollLeft = 0;
-    });
+    await page.evaluate('for (const box of document.querySelectorAll(".table-wrap")) box.scrollLeft = 0;');
     const png = await page.screenshot({
       path: join(OUT, `${name}-${viewport.name}.png`),
       fullPage: true,
@@ -110,7 +108,7 @@ async function shootAll(
   await page.getByRole("button", { name: "Last 30 days" }).click();
   await page.locator(".chart-plot canvas").first().waitFor();
   await page.getByText("Loading usage…").waitFor({ state: "detached" });
-  await page.waitForFunction(() => document.querySelectorAll(".chart-plot canvas").length >= 5);
+  await page.locator(".chart-plot canvas").nth(4).waitFor(); // every chart of the page drawn
   await shot("usage");
 
   await open(page, "runs", "Runs");

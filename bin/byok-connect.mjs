@@ -13468,37 +13468,37 @@ var require_tls = __commonJS({
       b.putInt(v.length(), lenBytes << 3);
       b.putBuffer(v);
     };
-    var tls = {};
-    tls.Versions = {
+    var tls2 = {};
+    tls2.Versions = {
       TLS_1_0: { major: 3, minor: 1 },
       TLS_1_1: { major: 3, minor: 2 },
       TLS_1_2: { major: 3, minor: 3 }
     };
-    tls.SupportedVersions = [
-      tls.Versions.TLS_1_1,
-      tls.Versions.TLS_1_0
+    tls2.SupportedVersions = [
+      tls2.Versions.TLS_1_1,
+      tls2.Versions.TLS_1_0
     ];
-    tls.Version = tls.SupportedVersions[0];
-    tls.MaxFragment = 16384 - 1024;
-    tls.ConnectionEnd = {
+    tls2.Version = tls2.SupportedVersions[0];
+    tls2.MaxFragment = 16384 - 1024;
+    tls2.ConnectionEnd = {
       server: 0,
       client: 1
     };
-    tls.PRFAlgorithm = {
+    tls2.PRFAlgorithm = {
       tls_prf_sha256: 0
     };
-    tls.BulkCipherAlgorithm = {
+    tls2.BulkCipherAlgorithm = {
       none: null,
       rc4: 0,
       des3: 1,
       aes: 2
     };
-    tls.CipherType = {
+    tls2.CipherType = {
       stream: 0,
       block: 1,
       aead: 2
     };
-    tls.MACAlgorithm = {
+    tls2.MACAlgorithm = {
       none: null,
       hmac_md5: 0,
       hmac_sha1: 1,
@@ -13506,18 +13506,18 @@ var require_tls = __commonJS({
       hmac_sha384: 3,
       hmac_sha512: 4
     };
-    tls.CompressionMethod = {
+    tls2.CompressionMethod = {
       none: 0,
       deflate: 1
     };
-    tls.ContentType = {
+    tls2.ContentType = {
       change_cipher_spec: 20,
       alert: 21,
       handshake: 22,
       application_data: 23,
       heartbeat: 24
     };
-    tls.HandshakeType = {
+    tls2.HandshakeType = {
       hello_request: 0,
       client_hello: 1,
       server_hello: 2,
@@ -13529,12 +13529,12 @@ var require_tls = __commonJS({
       client_key_exchange: 16,
       finished: 20
     };
-    tls.Alert = {};
-    tls.Alert.Level = {
+    tls2.Alert = {};
+    tls2.Alert.Level = {
       warning: 1,
       fatal: 2
     };
-    tls.Alert.Description = {
+    tls2.Alert.Description = {
       close_notify: 0,
       unexpected_message: 10,
       bad_record_mac: 20,
@@ -13559,15 +13559,15 @@ var require_tls = __commonJS({
       user_canceled: 90,
       no_renegotiation: 100
     };
-    tls.HeartbeatMessageType = {
+    tls2.HeartbeatMessageType = {
       heartbeat_request: 1,
       heartbeat_response: 2
     };
-    tls.CipherSuites = {};
-    tls.getCipherSuite = function(twoBytes) {
+    tls2.CipherSuites = {};
+    tls2.getCipherSuite = function(twoBytes) {
       var rval = null;
-      for (var key2 in tls.CipherSuites) {
-        var cs = tls.CipherSuites[key2];
+      for (var key2 in tls2.CipherSuites) {
+        var cs = tls2.CipherSuites[key2];
         if (cs.id[0] === twoBytes.charCodeAt(0) && cs.id[1] === twoBytes.charCodeAt(1)) {
           rval = cs;
           break;
@@ -13575,39 +13575,39 @@ var require_tls = __commonJS({
       }
       return rval;
     };
-    tls.handleUnexpected = function(c, record) {
-      var ignore = !c.open && c.entity === tls.ConnectionEnd.client;
+    tls2.handleUnexpected = function(c, record) {
+      var ignore = !c.open && c.entity === tls2.ConnectionEnd.client;
       if (!ignore) {
         c.error(c, {
           message: "Unexpected message. Received TLS record out of order.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.unexpected_message
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.unexpected_message
           }
         });
       }
     };
-    tls.handleHelloRequest = function(c, record, length) {
+    tls2.handleHelloRequest = function(c, record, length) {
       if (!c.handshaking && c.handshakes > 0) {
-        tls.queue(c, tls.createAlert(c, {
-          level: tls.Alert.Level.warning,
-          description: tls.Alert.Description.no_renegotiation
+        tls2.queue(c, tls2.createAlert(c, {
+          level: tls2.Alert.Level.warning,
+          description: tls2.Alert.Description.no_renegotiation
         }));
-        tls.flush(c);
+        tls2.flush(c);
       }
       c.process();
     };
-    tls.parseHelloMessage = function(c, record, length) {
+    tls2.parseHelloMessage = function(c, record, length) {
       var msg = null;
-      var client = c.entity === tls.ConnectionEnd.client;
+      var client = c.entity === tls2.ConnectionEnd.client;
       if (length < 38) {
         c.error(c, {
           message: client ? "Invalid ServerHello message. Message too short." : "Invalid ClientHello message. Message too short.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.illegal_parameter
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.illegal_parameter
           }
         });
       } else {
@@ -13662,18 +13662,18 @@ var require_tls = __commonJS({
               message: "TLS version change is disallowed during renegotiation.",
               send: true,
               alert: {
-                level: tls.Alert.Level.fatal,
-                description: tls.Alert.Description.protocol_version
+                level: tls2.Alert.Level.fatal,
+                description: tls2.Alert.Description.protocol_version
               }
             });
           }
         }
         if (client) {
-          c.session.cipherSuite = tls.getCipherSuite(msg.cipher_suite);
+          c.session.cipherSuite = tls2.getCipherSuite(msg.cipher_suite);
         } else {
           var tmp = forge3.util.createBuffer(msg.cipher_suites.bytes());
           while (tmp.length() > 0) {
-            c.session.cipherSuite = tls.getCipherSuite(tmp.getBytes(2));
+            c.session.cipherSuite = tls2.getCipherSuite(tmp.getBytes(2));
             if (c.session.cipherSuite !== null) {
               break;
             }
@@ -13684,38 +13684,38 @@ var require_tls = __commonJS({
             message: "No cipher suites in common.",
             send: true,
             alert: {
-              level: tls.Alert.Level.fatal,
-              description: tls.Alert.Description.handshake_failure
+              level: tls2.Alert.Level.fatal,
+              description: tls2.Alert.Description.handshake_failure
             },
             cipherSuite: forge3.util.bytesToHex(msg.cipher_suite)
           });
         }
         if (client) {
-          if (msg.compression_method !== tls.CompressionMethod.none) {
+          if (msg.compression_method !== tls2.CompressionMethod.none) {
             return c.error(c, {
               message: "Unsupported compression method.",
               send: true,
               alert: {
-                level: tls.Alert.Level.fatal,
-                description: tls.Alert.Description.illegal_parameter
+                level: tls2.Alert.Level.fatal,
+                description: tls2.Alert.Description.illegal_parameter
               }
             });
           }
           c.session.compressionMethod = msg.compression_method;
         } else {
-          c.session.compressionMethod = tls.CompressionMethod.none;
+          c.session.compressionMethod = tls2.CompressionMethod.none;
         }
       }
       return msg;
     };
-    tls.createSecurityParameters = function(c, msg) {
-      var client = c.entity === tls.ConnectionEnd.client;
+    tls2.createSecurityParameters = function(c, msg) {
+      var client = c.entity === tls2.ConnectionEnd.client;
       var msgRandom = msg.random.bytes();
       var cRandom = client ? c.session.sp.client_random : msgRandom;
-      var sRandom = client ? msgRandom : tls.createRandom().getBytes();
+      var sRandom = client ? msgRandom : tls2.createRandom().getBytes();
       c.session.sp = {
         entity: c.entity,
-        prf_algorithm: tls.PRFAlgorithm.tls_prf_sha256,
+        prf_algorithm: tls2.PRFAlgorithm.tls_prf_sha256,
         bulk_cipher_algorithm: null,
         cipher_type: null,
         enc_key_length: null,
@@ -13732,8 +13732,8 @@ var require_tls = __commonJS({
         server_random: sRandom
       };
     };
-    tls.handleServerHello = function(c, record, length) {
-      var msg = tls.parseHelloMessage(c, record, length);
+    tls2.handleServerHello = function(c, record, length) {
+      var msg = tls2.parseHelloMessage(c, record, length);
       if (c.fail) {
         return;
       }
@@ -13744,8 +13744,8 @@ var require_tls = __commonJS({
           message: "Incompatible TLS version.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.protocol_version
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.protocol_version
           }
         });
       }
@@ -13758,13 +13758,13 @@ var require_tls = __commonJS({
       } else {
         c.expect = SCE;
         c.session.resuming = false;
-        tls.createSecurityParameters(c, msg);
+        tls2.createSecurityParameters(c, msg);
       }
       c.session.id = sessionId;
       c.process();
     };
-    tls.handleClientHello = function(c, record, length) {
-      var msg = tls.parseHelloMessage(c, record, length);
+    tls2.handleClientHello = function(c, record, length) {
+      var msg = tls2.parseHelloMessage(c, record, length);
       if (c.fail) {
         return;
       }
@@ -13790,8 +13790,8 @@ var require_tls = __commonJS({
         c.session.sp = session.sp;
       } else {
         var version;
-        for (var i = 1; i < tls.SupportedVersions.length; ++i) {
-          version = tls.SupportedVersions[i];
+        for (var i = 1; i < tls2.SupportedVersions.length; ++i) {
+          version = tls2.SupportedVersions[i];
           if (version.minor <= msg.version.minor) {
             break;
           }
@@ -13806,57 +13806,57 @@ var require_tls = __commonJS({
       } else {
         c.expect = c.verifyClient !== false ? CCE : CKE;
         c.session.resuming = false;
-        tls.createSecurityParameters(c, msg);
+        tls2.createSecurityParameters(c, msg);
       }
       c.open = true;
-      tls.queue(c, tls.createRecord(c, {
-        type: tls.ContentType.handshake,
-        data: tls.createServerHello(c)
+      tls2.queue(c, tls2.createRecord(c, {
+        type: tls2.ContentType.handshake,
+        data: tls2.createServerHello(c)
       }));
       if (c.session.resuming) {
-        tls.queue(c, tls.createRecord(c, {
-          type: tls.ContentType.change_cipher_spec,
-          data: tls.createChangeCipherSpec()
+        tls2.queue(c, tls2.createRecord(c, {
+          type: tls2.ContentType.change_cipher_spec,
+          data: tls2.createChangeCipherSpec()
         }));
-        c.state.pending = tls.createConnectionState(c);
+        c.state.pending = tls2.createConnectionState(c);
         c.state.current.write = c.state.pending.write;
-        tls.queue(c, tls.createRecord(c, {
-          type: tls.ContentType.handshake,
-          data: tls.createFinished(c)
+        tls2.queue(c, tls2.createRecord(c, {
+          type: tls2.ContentType.handshake,
+          data: tls2.createFinished(c)
         }));
       } else {
-        tls.queue(c, tls.createRecord(c, {
-          type: tls.ContentType.handshake,
-          data: tls.createCertificate(c)
+        tls2.queue(c, tls2.createRecord(c, {
+          type: tls2.ContentType.handshake,
+          data: tls2.createCertificate(c)
         }));
         if (!c.fail) {
-          tls.queue(c, tls.createRecord(c, {
-            type: tls.ContentType.handshake,
-            data: tls.createServerKeyExchange(c)
+          tls2.queue(c, tls2.createRecord(c, {
+            type: tls2.ContentType.handshake,
+            data: tls2.createServerKeyExchange(c)
           }));
           if (c.verifyClient !== false) {
-            tls.queue(c, tls.createRecord(c, {
-              type: tls.ContentType.handshake,
-              data: tls.createCertificateRequest(c)
+            tls2.queue(c, tls2.createRecord(c, {
+              type: tls2.ContentType.handshake,
+              data: tls2.createCertificateRequest(c)
             }));
           }
-          tls.queue(c, tls.createRecord(c, {
-            type: tls.ContentType.handshake,
-            data: tls.createServerHelloDone(c)
+          tls2.queue(c, tls2.createRecord(c, {
+            type: tls2.ContentType.handshake,
+            data: tls2.createServerHelloDone(c)
           }));
         }
       }
-      tls.flush(c);
+      tls2.flush(c);
       c.process();
     };
-    tls.handleCertificate = function(c, record, length) {
+    tls2.handleCertificate = function(c, record, length) {
       if (length < 3) {
         return c.error(c, {
           message: "Invalid Certificate message. Message too short.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.illegal_parameter
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.illegal_parameter
           }
         });
       }
@@ -13879,19 +13879,19 @@ var require_tls = __commonJS({
           cause: ex,
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.bad_certificate
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.bad_certificate
           }
         });
       }
-      var client = c.entity === tls.ConnectionEnd.client;
+      var client = c.entity === tls2.ConnectionEnd.client;
       if ((client || c.verifyClient === true) && certs.length === 0) {
         c.error(c, {
           message: client ? "No server certificate provided." : "No client certificate provided.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.illegal_parameter
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.illegal_parameter
           }
         });
       } else if (certs.length === 0) {
@@ -13902,34 +13902,34 @@ var require_tls = __commonJS({
         } else {
           c.session.clientCertificate = certs[0];
         }
-        if (tls.verifyCertificateChain(c, certs)) {
+        if (tls2.verifyCertificateChain(c, certs)) {
           c.expect = client ? SKE : CKE;
         }
       }
       c.process();
     };
-    tls.handleServerKeyExchange = function(c, record, length) {
+    tls2.handleServerKeyExchange = function(c, record, length) {
       if (length > 0) {
         return c.error(c, {
           message: "Invalid key parameters. Only RSA is supported.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.unsupported_certificate
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.unsupported_certificate
           }
         });
       }
       c.expect = SCR;
       c.process();
     };
-    tls.handleClientKeyExchange = function(c, record, length) {
+    tls2.handleClientKeyExchange = function(c, record, length) {
       if (length < 48) {
         return c.error(c, {
           message: "Invalid key parameters. Only RSA is supported.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.unsupported_certificate
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.unsupported_certificate
           }
         });
       }
@@ -13948,8 +13948,8 @@ var require_tls = __commonJS({
             cause: ex,
             send: true,
             alert: {
-              level: tls.Alert.Level.fatal,
-              description: tls.Alert.Description.internal_error
+              level: tls2.Alert.Level.fatal,
+              description: tls2.Alert.Description.internal_error
             }
           });
         }
@@ -13959,8 +13959,8 @@ var require_tls = __commonJS({
           message: "No private key set.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.internal_error
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.internal_error
           }
         });
       }
@@ -13980,14 +13980,14 @@ var require_tls = __commonJS({
       }
       c.process();
     };
-    tls.handleCertificateRequest = function(c, record, length) {
+    tls2.handleCertificateRequest = function(c, record, length) {
       if (length < 3) {
         return c.error(c, {
           message: "Invalid CertificateRequest. Message too short.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.illegal_parameter
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.illegal_parameter
           }
         });
       }
@@ -14000,14 +14000,14 @@ var require_tls = __commonJS({
       c.expect = SHD;
       c.process();
     };
-    tls.handleCertificateVerify = function(c, record, length) {
+    tls2.handleCertificateVerify = function(c, record, length) {
       if (length < 2) {
         return c.error(c, {
           message: "Invalid CertificateVerify. Message too short.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.illegal_parameter
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.illegal_parameter
           }
         });
       }
@@ -14034,22 +14034,22 @@ var require_tls = __commonJS({
           message: "Bad signature in CertificateVerify.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.handshake_failure
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.handshake_failure
           }
         });
       }
       c.expect = CCC;
       c.process();
     };
-    tls.handleServerHelloDone = function(c, record, length) {
+    tls2.handleServerHelloDone = function(c, record, length) {
       if (length > 0) {
         return c.error(c, {
           message: "Invalid ServerHelloDone message. Invalid length.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.record_overflow
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.record_overflow
           }
         });
       }
@@ -14058,8 +14058,8 @@ var require_tls = __commonJS({
           message: "No server certificate provided. Not enough security.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.insufficient_security
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.insufficient_security
           }
         };
         var depth = 0;
@@ -14081,58 +14081,58 @@ var require_tls = __commonJS({
         return c.error(c, error);
       }
       if (c.session.certificateRequest !== null) {
-        record = tls.createRecord(c, {
-          type: tls.ContentType.handshake,
-          data: tls.createCertificate(c)
+        record = tls2.createRecord(c, {
+          type: tls2.ContentType.handshake,
+          data: tls2.createCertificate(c)
         });
-        tls.queue(c, record);
+        tls2.queue(c, record);
       }
-      record = tls.createRecord(c, {
-        type: tls.ContentType.handshake,
-        data: tls.createClientKeyExchange(c)
+      record = tls2.createRecord(c, {
+        type: tls2.ContentType.handshake,
+        data: tls2.createClientKeyExchange(c)
       });
-      tls.queue(c, record);
+      tls2.queue(c, record);
       c.expect = SER;
       var callback = function(c2, signature) {
         if (c2.session.certificateRequest !== null && c2.session.clientCertificate !== null) {
-          tls.queue(c2, tls.createRecord(c2, {
-            type: tls.ContentType.handshake,
-            data: tls.createCertificateVerify(c2, signature)
+          tls2.queue(c2, tls2.createRecord(c2, {
+            type: tls2.ContentType.handshake,
+            data: tls2.createCertificateVerify(c2, signature)
           }));
         }
-        tls.queue(c2, tls.createRecord(c2, {
-          type: tls.ContentType.change_cipher_spec,
-          data: tls.createChangeCipherSpec()
+        tls2.queue(c2, tls2.createRecord(c2, {
+          type: tls2.ContentType.change_cipher_spec,
+          data: tls2.createChangeCipherSpec()
         }));
-        c2.state.pending = tls.createConnectionState(c2);
+        c2.state.pending = tls2.createConnectionState(c2);
         c2.state.current.write = c2.state.pending.write;
-        tls.queue(c2, tls.createRecord(c2, {
-          type: tls.ContentType.handshake,
-          data: tls.createFinished(c2)
+        tls2.queue(c2, tls2.createRecord(c2, {
+          type: tls2.ContentType.handshake,
+          data: tls2.createFinished(c2)
         }));
         c2.expect = SCC;
-        tls.flush(c2);
+        tls2.flush(c2);
         c2.process();
       };
       if (c.session.certificateRequest === null || c.session.clientCertificate === null) {
         return callback(c, null);
       }
-      tls.getClientSignature(c, callback);
+      tls2.getClientSignature(c, callback);
     };
-    tls.handleChangeCipherSpec = function(c, record) {
+    tls2.handleChangeCipherSpec = function(c, record) {
       if (record.fragment.getByte() !== 1) {
         return c.error(c, {
           message: "Invalid ChangeCipherSpec message received.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.illegal_parameter
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.illegal_parameter
           }
         });
       }
-      var client = c.entity === tls.ConnectionEnd.client;
+      var client = c.entity === tls2.ConnectionEnd.client;
       if (c.session.resuming && client || !c.session.resuming && !client) {
-        c.state.pending = tls.createConnectionState(c);
+        c.state.pending = tls2.createConnectionState(c);
       }
       c.state.current.read = c.state.pending.read;
       if (!c.session.resuming && client || c.session.resuming && !client) {
@@ -14141,7 +14141,7 @@ var require_tls = __commonJS({
       c.expect = client ? SFI : CFI;
       c.process();
     };
-    tls.handleFinished = function(c, record, length) {
+    tls2.handleFinished = function(c, record, length) {
       var b = record.fragment;
       b.read -= 4;
       var msgBytes = b.bytes();
@@ -14150,7 +14150,7 @@ var require_tls = __commonJS({
       b = forge3.util.createBuffer();
       b.putBuffer(c.session.md5.digest());
       b.putBuffer(c.session.sha1.digest());
-      var client = c.entity === tls.ConnectionEnd.client;
+      var client = c.entity === tls2.ConnectionEnd.client;
       var label = client ? "server finished" : "client finished";
       var sp = c.session.sp;
       var vdl = 12;
@@ -14161,35 +14161,35 @@ var require_tls = __commonJS({
           message: "Invalid verify_data in Finished message.",
           send: true,
           alert: {
-            level: tls.Alert.Level.fatal,
-            description: tls.Alert.Description.decrypt_error
+            level: tls2.Alert.Level.fatal,
+            description: tls2.Alert.Description.decrypt_error
           }
         });
       }
       c.session.md5.update(msgBytes);
       c.session.sha1.update(msgBytes);
       if (c.session.resuming && client || !c.session.resuming && !client) {
-        tls.queue(c, tls.createRecord(c, {
-          type: tls.ContentType.change_cipher_spec,
-          data: tls.createChangeCipherSpec()
+        tls2.queue(c, tls2.createRecord(c, {
+          type: tls2.ContentType.change_cipher_spec,
+          data: tls2.createChangeCipherSpec()
         }));
         c.state.current.write = c.state.pending.write;
         c.state.pending = null;
-        tls.queue(c, tls.createRecord(c, {
-          type: tls.ContentType.handshake,
-          data: tls.createFinished(c)
+        tls2.queue(c, tls2.createRecord(c, {
+          type: tls2.ContentType.handshake,
+          data: tls2.createFinished(c)
         }));
       }
       c.expect = client ? SAD : CAD;
       c.handshaking = false;
       ++c.handshakes;
       c.peerCertificate = client ? c.session.serverCertificate : c.session.clientCertificate;
-      tls.flush(c);
+      tls2.flush(c);
       c.isConnected = true;
       c.connected(c);
       c.process();
     };
-    tls.handleAlert = function(c, record) {
+    tls2.handleAlert = function(c, record) {
       var b = record.fragment;
       var alert = {
         level: b.getByte(),
@@ -14197,92 +14197,92 @@ var require_tls = __commonJS({
       };
       var msg;
       switch (alert.description) {
-        case tls.Alert.Description.close_notify:
+        case tls2.Alert.Description.close_notify:
           msg = "Connection closed.";
           break;
-        case tls.Alert.Description.unexpected_message:
+        case tls2.Alert.Description.unexpected_message:
           msg = "Unexpected message.";
           break;
-        case tls.Alert.Description.bad_record_mac:
+        case tls2.Alert.Description.bad_record_mac:
           msg = "Bad record MAC.";
           break;
-        case tls.Alert.Description.decryption_failed:
+        case tls2.Alert.Description.decryption_failed:
           msg = "Decryption failed.";
           break;
-        case tls.Alert.Description.record_overflow:
+        case tls2.Alert.Description.record_overflow:
           msg = "Record overflow.";
           break;
-        case tls.Alert.Description.decompression_failure:
+        case tls2.Alert.Description.decompression_failure:
           msg = "Decompression failed.";
           break;
-        case tls.Alert.Description.handshake_failure:
+        case tls2.Alert.Description.handshake_failure:
           msg = "Handshake failure.";
           break;
-        case tls.Alert.Description.bad_certificate:
+        case tls2.Alert.Description.bad_certificate:
           msg = "Bad certificate.";
           break;
-        case tls.Alert.Description.unsupported_certificate:
+        case tls2.Alert.Description.unsupported_certificate:
           msg = "Unsupported certificate.";
           break;
-        case tls.Alert.Description.certificate_revoked:
+        case tls2.Alert.Description.certificate_revoked:
           msg = "Certificate revoked.";
           break;
-        case tls.Alert.Description.certificate_expired:
+        case tls2.Alert.Description.certificate_expired:
           msg = "Certificate expired.";
           break;
-        case tls.Alert.Description.certificate_unknown:
+        case tls2.Alert.Description.certificate_unknown:
           msg = "Certificate unknown.";
           break;
-        case tls.Alert.Description.illegal_parameter:
+        case tls2.Alert.Description.illegal_parameter:
           msg = "Illegal parameter.";
           break;
-        case tls.Alert.Description.unknown_ca:
+        case tls2.Alert.Description.unknown_ca:
           msg = "Unknown certificate authority.";
           break;
-        case tls.Alert.Description.access_denied:
+        case tls2.Alert.Description.access_denied:
           msg = "Access denied.";
           break;
-        case tls.Alert.Description.decode_error:
+        case tls2.Alert.Description.decode_error:
           msg = "Decode error.";
           break;
-        case tls.Alert.Description.decrypt_error:
+        case tls2.Alert.Description.decrypt_error:
           msg = "Decrypt error.";
           break;
-        case tls.Alert.Description.export_restriction:
+        case tls2.Alert.Description.export_restriction:
           msg = "Export restriction.";
           break;
-        case tls.Alert.Description.protocol_version:
+        case tls2.Alert.Description.protocol_version:
           msg = "Unsupported protocol version.";
           break;
-        case tls.Alert.Description.insufficient_security:
+        case tls2.Alert.Description.insufficient_security:
           msg = "Insufficient security.";
           break;
-        case tls.Alert.Description.internal_error:
+        case tls2.Alert.Description.internal_error:
           msg = "Internal error.";
           break;
-        case tls.Alert.Description.user_canceled:
+        case tls2.Alert.Description.user_canceled:
           msg = "User canceled.";
           break;
-        case tls.Alert.Description.no_renegotiation:
+        case tls2.Alert.Description.no_renegotiation:
           msg = "Renegotiation not supported.";
           break;
         default:
           msg = "Unknown error.";
           break;
       }
-      if (alert.description === tls.Alert.Description.close_notify) {
+      if (alert.description === tls2.Alert.Description.close_notify) {
         return c.close();
       }
       c.error(c, {
         message: msg,
         send: false,
         // origin is the opposite end
-        origin: c.entity === tls.ConnectionEnd.client ? "server" : "client",
+        origin: c.entity === tls2.ConnectionEnd.client ? "server" : "client",
         alert
       });
       c.process();
     };
-    tls.handleHandshake = function(c, record) {
+    tls2.handleHandshake = function(c, record) {
       var b = record.fragment;
       var type = b.getByte();
       var length = b.getInt24();
@@ -14296,8 +14296,8 @@ var require_tls = __commonJS({
       b.read -= 4;
       var bytes = b.bytes(length + 4);
       b.read += 4;
-      if (type in hsTable[c.entity][c.expect] && (c.session || c.entity === tls.ConnectionEnd.server)) {
-        if (c.entity === tls.ConnectionEnd.server && !c.open && !c.fail) {
+      if (type in hsTable[c.entity][c.expect] && (c.session || c.entity === tls2.ConnectionEnd.server)) {
+        if (c.entity === tls2.ConnectionEnd.server && !c.open && !c.fail) {
           c.handshaking = true;
           c.session = {
             version: null,
@@ -14314,38 +14314,38 @@ var require_tls = __commonJS({
             sha1: forge3.md.sha1.create()
           };
         }
-        if (type !== tls.HandshakeType.hello_request && type !== tls.HandshakeType.certificate_verify && type !== tls.HandshakeType.finished) {
+        if (type !== tls2.HandshakeType.hello_request && type !== tls2.HandshakeType.certificate_verify && type !== tls2.HandshakeType.finished) {
           c.session.md5.update(bytes);
           c.session.sha1.update(bytes);
         }
         hsTable[c.entity][c.expect][type](c, record, length);
       } else {
-        tls.handleUnexpected(c, record);
+        tls2.handleUnexpected(c, record);
       }
     };
-    tls.handleApplicationData = function(c, record) {
+    tls2.handleApplicationData = function(c, record) {
       c.data.putBuffer(record.fragment);
       c.dataReady(c);
       c.process();
     };
-    tls.handleHeartbeat = function(c, record) {
+    tls2.handleHeartbeat = function(c, record) {
       var b = record.fragment;
       var type = b.getByte();
       var length = b.getInt16();
       var payload = b.getBytes(length);
-      if (type === tls.HeartbeatMessageType.heartbeat_request) {
+      if (type === tls2.HeartbeatMessageType.heartbeat_request) {
         if (c.handshakes === 0 || c.handshaking || length > payload.length) {
           return c.process();
         }
-        tls.queue(c, tls.createRecord(c, {
-          type: tls.ContentType.heartbeat,
-          data: tls.createHeartbeat(
-            tls.HeartbeatMessageType.heartbeat_response,
+        tls2.queue(c, tls2.createRecord(c, {
+          type: tls2.ContentType.heartbeat,
+          data: tls2.createHeartbeat(
+            tls2.HeartbeatMessageType.heartbeat_response,
             payload
           )
         }));
-        tls.flush(c);
-      } else if (type === tls.HeartbeatMessageType.heartbeat_response) {
+        tls2.flush(c);
+      } else if (type === tls2.HeartbeatMessageType.heartbeat_response) {
         if (payload !== c.expectedHeartbeatPayload) {
           return c.process();
         }
@@ -14371,14 +14371,14 @@ var require_tls = __commonJS({
     var CCC = 4;
     var CFI = 5;
     var CAD = 6;
-    var __ = tls.handleUnexpected;
-    var R0 = tls.handleChangeCipherSpec;
-    var R1 = tls.handleAlert;
-    var R2 = tls.handleHandshake;
-    var R3 = tls.handleApplicationData;
-    var R4 = tls.handleHeartbeat;
+    var __ = tls2.handleUnexpected;
+    var R0 = tls2.handleChangeCipherSpec;
+    var R1 = tls2.handleAlert;
+    var R2 = tls2.handleHandshake;
+    var R3 = tls2.handleApplicationData;
+    var R4 = tls2.handleHeartbeat;
     var ctTable = [];
-    ctTable[tls.ConnectionEnd.client] = [
+    ctTable[tls2.ConnectionEnd.client] = [
       //      CC,AL,HS,AD,HB
       /*SHE*/
       [__, R1, R2, __, R4],
@@ -14399,7 +14399,7 @@ var require_tls = __commonJS({
       /*SER*/
       [__, R1, R2, __, R4]
     ];
-    ctTable[tls.ConnectionEnd.server] = [
+    ctTable[tls2.ConnectionEnd.server] = [
       //      CC,AL,HS,AD
       /*CHE*/
       [__, R1, R2, __, R4],
@@ -14418,15 +14418,15 @@ var require_tls = __commonJS({
       /*CER*/
       [__, R1, R2, __, R4]
     ];
-    var H0 = tls.handleHelloRequest;
-    var H1 = tls.handleServerHello;
-    var H2 = tls.handleCertificate;
-    var H3 = tls.handleServerKeyExchange;
-    var H4 = tls.handleCertificateRequest;
-    var H5 = tls.handleServerHelloDone;
-    var H6 = tls.handleFinished;
+    var H0 = tls2.handleHelloRequest;
+    var H1 = tls2.handleServerHello;
+    var H2 = tls2.handleCertificate;
+    var H3 = tls2.handleServerKeyExchange;
+    var H4 = tls2.handleCertificateRequest;
+    var H5 = tls2.handleServerHelloDone;
+    var H6 = tls2.handleFinished;
     var hsTable = [];
-    hsTable[tls.ConnectionEnd.client] = [
+    hsTable[tls2.ConnectionEnd.client] = [
       //      HR,01,SH,03,04,05,06,07,08,09,10,SC,SK,CR,HD,15,CK,17,18,19,FI
       /*SHE*/
       [__, __, H1, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __],
@@ -14447,10 +14447,10 @@ var require_tls = __commonJS({
       /*SER*/
       [H0, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __]
     ];
-    var H7 = tls.handleClientHello;
-    var H8 = tls.handleClientKeyExchange;
-    var H9 = tls.handleCertificateVerify;
-    hsTable[tls.ConnectionEnd.server] = [
+    var H7 = tls2.handleClientHello;
+    var H8 = tls2.handleClientKeyExchange;
+    var H9 = tls2.handleCertificateVerify;
+    hsTable[tls2.ConnectionEnd.server] = [
       //      01,CH,02,03,04,05,06,07,08,09,10,CC,12,13,14,CV,CK,17,18,19,FI
       /*CHE*/
       [__, H7, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __],
@@ -14469,7 +14469,7 @@ var require_tls = __commonJS({
       /*CER*/
       [__, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __]
     ];
-    tls.generateKeys = function(c, sp) {
+    tls2.generateKeys = function(c, sp) {
       var prf = prf_TLS1;
       var random = sp.client_random + sp.server_random;
       if (!c.session.resuming) {
@@ -14483,7 +14483,7 @@ var require_tls = __commonJS({
       }
       random = sp.server_random + sp.client_random;
       var length = 2 * sp.mac_key_length + 2 * sp.enc_key_length;
-      var tls10 = c.version.major === tls.Versions.TLS_1_0.major && c.version.minor === tls.Versions.TLS_1_0.minor;
+      var tls10 = c.version.major === tls2.Versions.TLS_1_0.major && c.version.minor === tls2.Versions.TLS_1_0.minor;
       if (tls10) {
         length += 2 * sp.fixed_iv_length;
       }
@@ -14500,8 +14500,8 @@ var require_tls = __commonJS({
       }
       return rval;
     };
-    tls.createConnectionState = function(c) {
-      var client = c.entity === tls.ConnectionEnd.client;
+    tls2.createConnectionState = function(c) {
+      var client = c.entity === tls2.ConnectionEnd.client;
       var createMode = function() {
         var mode = {
           // two 32-bit numbers, first is most significant
@@ -14538,11 +14538,11 @@ var require_tls = __commonJS({
             message: "Could not decrypt record or bad MAC.",
             send: true,
             alert: {
-              level: tls.Alert.Level.fatal,
+              level: tls2.Alert.Level.fatal,
               // doesn't matter if decryption failed or MAC was
               // invalid, return the same error so as not to reveal
               // which one occurred
-              description: tls.Alert.Description.bad_record_mac
+              description: tls2.Alert.Description.bad_record_mac
             }
           });
         } else if (!state.read.compressFunction(c2, record, state.read)) {
@@ -14550,8 +14550,8 @@ var require_tls = __commonJS({
             message: "Could not decompress record.",
             send: true,
             alert: {
-              level: tls.Alert.Level.fatal,
-              description: tls.Alert.Description.decompression_failure
+              level: tls2.Alert.Level.fatal,
+              description: tls2.Alert.Description.decompression_failure
             }
           });
         }
@@ -14563,8 +14563,8 @@ var require_tls = __commonJS({
             message: "Could not compress record.",
             send: false,
             alert: {
-              level: tls.Alert.Level.fatal,
-              description: tls.Alert.Description.internal_error
+              level: tls2.Alert.Level.fatal,
+              description: tls2.Alert.Description.internal_error
             }
           });
         } else if (!state.write.cipherFunction(record, state.write)) {
@@ -14572,8 +14572,8 @@ var require_tls = __commonJS({
             message: "Could not encrypt record.",
             send: false,
             alert: {
-              level: tls.Alert.Level.fatal,
-              description: tls.Alert.Description.internal_error
+              level: tls2.Alert.Level.fatal,
+              description: tls2.Alert.Description.internal_error
             }
           });
         }
@@ -14582,14 +14582,14 @@ var require_tls = __commonJS({
       if (c.session) {
         var sp = c.session.sp;
         c.session.cipherSuite.initSecurityParameters(sp);
-        sp.keys = tls.generateKeys(c, sp);
+        sp.keys = tls2.generateKeys(c, sp);
         state.read.macKey = client ? sp.keys.server_write_MAC_key : sp.keys.client_write_MAC_key;
         state.write.macKey = client ? sp.keys.client_write_MAC_key : sp.keys.server_write_MAC_key;
         c.session.cipherSuite.initConnectionState(state, c, sp);
         switch (sp.compression_algorithm) {
-          case tls.CompressionMethod.none:
+          case tls2.CompressionMethod.none:
             break;
-          case tls.CompressionMethod.deflate:
+          case tls2.CompressionMethod.deflate:
             state.read.compressFunction = inflate;
             state.write.compressFunction = deflate;
             break;
@@ -14599,7 +14599,7 @@ var require_tls = __commonJS({
       }
       return state;
     };
-    tls.createRandom = function() {
+    tls2.createRandom = function() {
       var d = /* @__PURE__ */ new Date();
       var utc = +d + d.getTimezoneOffset() * 6e4;
       var rval = forge3.util.createBuffer();
@@ -14607,7 +14607,7 @@ var require_tls = __commonJS({
       rval.putBytes(forge3.random.getBytes(28));
       return rval;
     };
-    tls.createRecord = function(c, options2) {
+    tls2.createRecord = function(c, options2) {
       if (!options2.data) {
         return null;
       }
@@ -14622,16 +14622,16 @@ var require_tls = __commonJS({
       };
       return record;
     };
-    tls.createAlert = function(c, alert) {
+    tls2.createAlert = function(c, alert) {
       var b = forge3.util.createBuffer();
       b.putByte(alert.level);
       b.putByte(alert.description);
-      return tls.createRecord(c, {
-        type: tls.ContentType.alert,
+      return tls2.createRecord(c, {
+        type: tls2.ContentType.alert,
         data: b
       });
     };
-    tls.createClientHello = function(c) {
+    tls2.createClientHello = function(c) {
       c.session.clientHelloVersion = {
         major: c.version.major,
         minor: c.version.minor
@@ -14644,7 +14644,7 @@ var require_tls = __commonJS({
       }
       var cSuites = cipherSuites.length();
       var compressionMethods = forge3.util.createBuffer();
-      compressionMethods.putByte(tls.CompressionMethod.none);
+      compressionMethods.putByte(tls2.CompressionMethod.none);
       var cMethods = compressionMethods.length();
       var extensions = forge3.util.createBuffer();
       if (c.virtualHost) {
@@ -14671,7 +14671,7 @@ var require_tls = __commonJS({
       1 + cMethods + // compression methods vector
       extLength;
       var rval = forge3.util.createBuffer();
-      rval.putByte(tls.HandshakeType.client_hello);
+      rval.putByte(tls2.HandshakeType.client_hello);
       rval.putInt24(length);
       rval.putByte(c.version.major);
       rval.putByte(c.version.minor);
@@ -14684,7 +14684,7 @@ var require_tls = __commonJS({
       }
       return rval;
     };
-    tls.createServerHello = function(c) {
+    tls2.createServerHello = function(c) {
       var sessionId = c.session.id;
       var length = sessionId.length + 1 + // session ID vector
       2 + // version (major + minor)
@@ -14692,7 +14692,7 @@ var require_tls = __commonJS({
       2 + // chosen cipher suite
       1;
       var rval = forge3.util.createBuffer();
-      rval.putByte(tls.HandshakeType.server_hello);
+      rval.putByte(tls2.HandshakeType.server_hello);
       rval.putInt24(length);
       rval.putByte(c.version.major);
       rval.putByte(c.version.minor);
@@ -14703,8 +14703,8 @@ var require_tls = __commonJS({
       rval.putByte(c.session.compressionMethod);
       return rval;
     };
-    tls.createCertificate = function(c) {
-      var client = c.entity === tls.ConnectionEnd.client;
+    tls2.createCertificate = function(c) {
+      var client = c.entity === tls2.ConnectionEnd.client;
       var cert = null;
       if (c.getCertificate) {
         var hint;
@@ -14752,20 +14752,20 @@ var require_tls = __commonJS({
             cause: ex,
             send: true,
             alert: {
-              level: tls.Alert.Level.fatal,
-              description: tls.Alert.Description.bad_certificate
+              level: tls2.Alert.Level.fatal,
+              description: tls2.Alert.Description.bad_certificate
             }
           });
         }
       }
       var length = 3 + certList.length();
       var rval = forge3.util.createBuffer();
-      rval.putByte(tls.HandshakeType.certificate);
+      rval.putByte(tls2.HandshakeType.certificate);
       rval.putInt24(length);
       writeVector(rval, 3, certList);
       return rval;
     };
-    tls.createClientKeyExchange = function(c) {
+    tls2.createClientKeyExchange = function(c) {
       var b = forge3.util.createBuffer();
       b.putByte(c.session.clientHelloVersion.major);
       b.putByte(c.session.clientHelloVersion.minor);
@@ -14776,22 +14776,22 @@ var require_tls = __commonJS({
       b = key2.encrypt(sp.pre_master_secret);
       var length = b.length + 2;
       var rval = forge3.util.createBuffer();
-      rval.putByte(tls.HandshakeType.client_key_exchange);
+      rval.putByte(tls2.HandshakeType.client_key_exchange);
       rval.putInt24(length);
       rval.putInt16(b.length);
       rval.putBytes(b);
       return rval;
     };
-    tls.createServerKeyExchange = function(c) {
+    tls2.createServerKeyExchange = function(c) {
       var length = 0;
       var rval = forge3.util.createBuffer();
       if (length > 0) {
-        rval.putByte(tls.HandshakeType.server_key_exchange);
+        rval.putByte(tls2.HandshakeType.server_key_exchange);
         rval.putInt24(length);
       }
       return rval;
     };
-    tls.getClientSignature = function(c, callback) {
+    tls2.getClientSignature = function(c, callback) {
       var b = forge3.util.createBuffer();
       b.putBuffer(c.session.md5.digest());
       b.putBuffer(c.session.sha1.digest());
@@ -14808,8 +14808,8 @@ var require_tls = __commonJS({
               cause: ex,
               send: true,
               alert: {
-                level: tls.Alert.Level.fatal,
-                description: tls.Alert.Description.internal_error
+                level: tls2.Alert.Level.fatal,
+                description: tls2.Alert.Description.internal_error
               }
             });
           }
@@ -14819,8 +14819,8 @@ var require_tls = __commonJS({
             message: "No private key set.",
             send: true,
             alert: {
-              level: tls.Alert.Level.fatal,
-              description: tls.Alert.Description.internal_error
+              level: tls2.Alert.Level.fatal,
+              description: tls2.Alert.Description.internal_error
             }
           });
         } else {
@@ -14830,16 +14830,16 @@ var require_tls = __commonJS({
       };
       c.getSignature(c, b, callback);
     };
-    tls.createCertificateVerify = function(c, signature) {
+    tls2.createCertificateVerify = function(c, signature) {
       var length = signature.length + 2;
       var rval = forge3.util.createBuffer();
-      rval.putByte(tls.HandshakeType.certificate_verify);
+      rval.putByte(tls2.HandshakeType.certificate_verify);
       rval.putInt24(length);
       rval.putInt16(signature.length);
       rval.putBytes(signature);
       return rval;
     };
-    tls.createCertificateRequest = function(c) {
+    tls2.createCertificateRequest = function(c) {
       var certTypes = forge3.util.createBuffer();
       certTypes.putByte(1);
       var cAs = forge3.util.createBuffer();
@@ -14852,40 +14852,40 @@ var require_tls = __commonJS({
       }
       var length = 1 + certTypes.length() + 2 + cAs.length();
       var rval = forge3.util.createBuffer();
-      rval.putByte(tls.HandshakeType.certificate_request);
+      rval.putByte(tls2.HandshakeType.certificate_request);
       rval.putInt24(length);
       writeVector(rval, 1, certTypes);
       writeVector(rval, 2, cAs);
       return rval;
     };
-    tls.createServerHelloDone = function(c) {
+    tls2.createServerHelloDone = function(c) {
       var rval = forge3.util.createBuffer();
-      rval.putByte(tls.HandshakeType.server_hello_done);
+      rval.putByte(tls2.HandshakeType.server_hello_done);
       rval.putInt24(0);
       return rval;
     };
-    tls.createChangeCipherSpec = function() {
+    tls2.createChangeCipherSpec = function() {
       var rval = forge3.util.createBuffer();
       rval.putByte(1);
       return rval;
     };
-    tls.createFinished = function(c) {
+    tls2.createFinished = function(c) {
       var b = forge3.util.createBuffer();
       b.putBuffer(c.session.md5.digest());
       b.putBuffer(c.session.sha1.digest());
-      var client = c.entity === tls.ConnectionEnd.client;
+      var client = c.entity === tls2.ConnectionEnd.client;
       var sp = c.session.sp;
       var vdl = 12;
       var prf = prf_TLS1;
       var label = client ? "client finished" : "server finished";
       b = prf(sp.master_secret, label, b.getBytes(), vdl);
       var rval = forge3.util.createBuffer();
-      rval.putByte(tls.HandshakeType.finished);
+      rval.putByte(tls2.HandshakeType.finished);
       rval.putInt24(b.length());
       rval.putBuffer(b);
       return rval;
     };
-    tls.createHeartbeat = function(type, payload, payloadLength) {
+    tls2.createHeartbeat = function(type, payload, payloadLength) {
       if (typeof payloadLength === "undefined") {
         payloadLength = payload.length;
       }
@@ -14898,36 +14898,36 @@ var require_tls = __commonJS({
       rval.putBytes(forge3.random.getBytes(paddingLength));
       return rval;
     };
-    tls.queue = function(c, record) {
+    tls2.queue = function(c, record) {
       if (!record) {
         return;
       }
       if (record.fragment.length() === 0) {
-        if (record.type === tls.ContentType.handshake || record.type === tls.ContentType.alert || record.type === tls.ContentType.change_cipher_spec) {
+        if (record.type === tls2.ContentType.handshake || record.type === tls2.ContentType.alert || record.type === tls2.ContentType.change_cipher_spec) {
           return;
         }
       }
-      if (record.type === tls.ContentType.handshake) {
+      if (record.type === tls2.ContentType.handshake) {
         var bytes = record.fragment.bytes();
         c.session.md5.update(bytes);
         c.session.sha1.update(bytes);
         bytes = null;
       }
       var records;
-      if (record.fragment.length() <= tls.MaxFragment) {
+      if (record.fragment.length() <= tls2.MaxFragment) {
         records = [record];
       } else {
         records = [];
         var data = record.fragment.bytes();
-        while (data.length > tls.MaxFragment) {
-          records.push(tls.createRecord(c, {
+        while (data.length > tls2.MaxFragment) {
+          records.push(tls2.createRecord(c, {
             type: record.type,
-            data: forge3.util.createBuffer(data.slice(0, tls.MaxFragment))
+            data: forge3.util.createBuffer(data.slice(0, tls2.MaxFragment))
           }));
-          data = data.slice(tls.MaxFragment);
+          data = data.slice(tls2.MaxFragment);
         }
         if (data.length > 0) {
-          records.push(tls.createRecord(c, {
+          records.push(tls2.createRecord(c, {
             type: record.type,
             data: forge3.util.createBuffer(data)
           }));
@@ -14941,7 +14941,7 @@ var require_tls = __commonJS({
         }
       }
     };
-    tls.flush = function(c) {
+    tls2.flush = function(c) {
       for (var i = 0; i < c.records.length; ++i) {
         var record = c.records[i];
         c.tlsData.putByte(record.type);
@@ -14958,42 +14958,42 @@ var require_tls = __commonJS({
         case true:
           return true;
         case forge3.pki.certificateError.bad_certificate:
-          return tls.Alert.Description.bad_certificate;
+          return tls2.Alert.Description.bad_certificate;
         case forge3.pki.certificateError.unsupported_certificate:
-          return tls.Alert.Description.unsupported_certificate;
+          return tls2.Alert.Description.unsupported_certificate;
         case forge3.pki.certificateError.certificate_revoked:
-          return tls.Alert.Description.certificate_revoked;
+          return tls2.Alert.Description.certificate_revoked;
         case forge3.pki.certificateError.certificate_expired:
-          return tls.Alert.Description.certificate_expired;
+          return tls2.Alert.Description.certificate_expired;
         case forge3.pki.certificateError.certificate_unknown:
-          return tls.Alert.Description.certificate_unknown;
+          return tls2.Alert.Description.certificate_unknown;
         case forge3.pki.certificateError.unknown_ca:
-          return tls.Alert.Description.unknown_ca;
+          return tls2.Alert.Description.unknown_ca;
         default:
-          return tls.Alert.Description.bad_certificate;
+          return tls2.Alert.Description.bad_certificate;
       }
     };
     var _alertDescToCertError = function(desc) {
       switch (desc) {
         case true:
           return true;
-        case tls.Alert.Description.bad_certificate:
+        case tls2.Alert.Description.bad_certificate:
           return forge3.pki.certificateError.bad_certificate;
-        case tls.Alert.Description.unsupported_certificate:
+        case tls2.Alert.Description.unsupported_certificate:
           return forge3.pki.certificateError.unsupported_certificate;
-        case tls.Alert.Description.certificate_revoked:
+        case tls2.Alert.Description.certificate_revoked:
           return forge3.pki.certificateError.certificate_revoked;
-        case tls.Alert.Description.certificate_expired:
+        case tls2.Alert.Description.certificate_expired:
           return forge3.pki.certificateError.certificate_expired;
-        case tls.Alert.Description.certificate_unknown:
+        case tls2.Alert.Description.certificate_unknown:
           return forge3.pki.certificateError.certificate_unknown;
-        case tls.Alert.Description.unknown_ca:
+        case tls2.Alert.Description.unknown_ca:
           return forge3.pki.certificateError.unknown_ca;
         default:
           return forge3.pki.certificateError.bad_certificate;
       }
     };
-    tls.verifyCertificateChain = function(c, chain) {
+    tls2.verifyCertificateChain = function(c, chain) {
       try {
         var options2 = {};
         for (var key2 in c.verifyOptions) {
@@ -15007,8 +15007,8 @@ var require_tls = __commonJS({
               var error = new Error("The application rejected the certificate.");
               error.send = true;
               error.alert = {
-                level: tls.Alert.Level.fatal,
-                description: tls.Alert.Description.bad_certificate
+                level: tls2.Alert.Level.fatal,
+                description: tls2.Alert.Description.bad_certificate
               };
               if (ret.message) {
                 error.message = ret.message;
@@ -15031,7 +15031,7 @@ var require_tls = __commonJS({
           err = {
             send: true,
             alert: {
-              level: tls.Alert.Level.fatal,
+              level: tls2.Alert.Level.fatal,
               description: _certErrorToAlertDesc(ex)
             }
           };
@@ -15041,7 +15041,7 @@ var require_tls = __commonJS({
         }
         if (!("alert" in err)) {
           err.alert = {
-            level: tls.Alert.Level.fatal,
+            level: tls2.Alert.Level.fatal,
             description: _certErrorToAlertDesc(err.error)
           };
         }
@@ -15049,7 +15049,7 @@ var require_tls = __commonJS({
       }
       return !c.fail;
     };
-    tls.createSessionCache = function(cache, capacity) {
+    tls2.createSessionCache = function(cache, capacity) {
       var rval = null;
       if (cache && cache.getSession && cache.setSession && cache.order) {
         rval = cache;
@@ -15097,7 +15097,7 @@ var require_tls = __commonJS({
       }
       return rval;
     };
-    tls.createConnection = function(options2) {
+    tls2.createConnection = function(options2) {
       var caStore = null;
       if (options2.caStore) {
         if (forge3.util.isArray(options2.caStore)) {
@@ -15111,14 +15111,14 @@ var require_tls = __commonJS({
       var cipherSuites = options2.cipherSuites || null;
       if (cipherSuites === null) {
         cipherSuites = [];
-        for (var key2 in tls.CipherSuites) {
-          cipherSuites.push(tls.CipherSuites[key2]);
+        for (var key2 in tls2.CipherSuites) {
+          cipherSuites.push(tls2.CipherSuites[key2]);
         }
       }
-      var entity = options2.server || false ? tls.ConnectionEnd.server : tls.ConnectionEnd.client;
-      var sessionCache = options2.sessionCache ? tls.createSessionCache(options2.sessionCache) : null;
+      var entity = options2.server || false ? tls2.ConnectionEnd.server : tls2.ConnectionEnd.client;
+      var sessionCache = options2.sessionCache ? tls2.createSessionCache(options2.sessionCache) : null;
       var c = {
-        version: { major: tls.Version.major, minor: tls.Version.minor },
+        version: { major: tls2.Version.major, minor: tls2.Version.minor },
         entity,
         sessionId: options2.sessionId,
         caStore,
@@ -15142,10 +15142,10 @@ var require_tls = __commonJS({
         heartbeatReceived: options2.heartbeatReceived,
         closed: options2.closed,
         error: function(c2, ex) {
-          ex.origin = ex.origin || (c2.entity === tls.ConnectionEnd.client ? "client" : "server");
+          ex.origin = ex.origin || (c2.entity === tls2.ConnectionEnd.client ? "client" : "server");
           if (ex.send) {
-            tls.queue(c2, tls.createAlert(c2, ex.alert));
-            tls.flush(c2);
+            tls2.queue(c2, tls2.createAlert(c2, ex.alert));
+            tls2.flush(c2);
           }
           var fatal = ex.fatal !== false;
           if (fatal) {
@@ -15160,7 +15160,7 @@ var require_tls = __commonJS({
         inflate: options2.inflate || null
       };
       c.reset = function(clearFail) {
-        c.version = { major: tls.Version.major, minor: tls.Version.minor };
+        c.version = { major: tls2.Version.major, minor: tls2.Version.minor };
         c.record = null;
         c.session = null;
         c.peerCertificate = null;
@@ -15168,7 +15168,7 @@ var require_tls = __commonJS({
           pending: null,
           current: null
         };
-        c.expect = c.entity === tls.ConnectionEnd.client ? SHE : CHE;
+        c.expect = c.entity === tls2.ConnectionEnd.client ? SHE : CHE;
         c.fragmented = null;
         c.records = [];
         c.open = false;
@@ -15179,16 +15179,16 @@ var require_tls = __commonJS({
         c.input.clear();
         c.tlsData.clear();
         c.data.clear();
-        c.state.current = tls.createConnectionState(c);
+        c.state.current = tls2.createConnectionState(c);
       };
       c.reset();
       var _update = function(c2, record) {
-        var aligned = record.type - tls.ContentType.change_cipher_spec;
+        var aligned = record.type - tls2.ContentType.change_cipher_spec;
         var handlers = ctTable[c2.entity][c2.expect];
         if (aligned in handlers) {
           handlers[aligned](c2, record);
         } else {
-          tls.handleUnexpected(c2, record);
+          tls2.handleUnexpected(c2, record);
         }
       };
       var _readRecordHeader = function(c2) {
@@ -15217,8 +15217,8 @@ var require_tls = __commonJS({
               message: "Incompatible TLS version.",
               send: true,
               alert: {
-                level: tls.Alert.Level.fatal,
-                description: tls.Alert.Description.protocol_version
+                level: tls2.Alert.Level.fatal,
+                description: tls2.Alert.Description.protocol_version
               }
             });
           }
@@ -15245,8 +15245,8 @@ var require_tls = __commonJS({
                   message: "Invalid fragmented record.",
                   send: true,
                   alert: {
-                    level: tls.Alert.Level.fatal,
-                    description: tls.Alert.Description.unexpected_message
+                    level: tls2.Alert.Level.fatal,
+                    description: tls2.Alert.Description.unexpected_message
                   }
                 });
                 return rval;
@@ -15258,7 +15258,7 @@ var require_tls = __commonJS({
         return rval;
       };
       c.handshake = function(sessionId) {
-        if (c.entity !== tls.ConnectionEnd.client) {
+        if (c.entity !== tls2.ConnectionEnd.client) {
           c.error(c, {
             message: "Cannot initiate handshake as a server.",
             fatal: false
@@ -15305,13 +15305,13 @@ var require_tls = __commonJS({
             c.version = session.version;
             c.session.sp = session.sp;
           }
-          c.session.sp.client_random = tls.createRandom().getBytes();
+          c.session.sp.client_random = tls2.createRandom().getBytes();
           c.open = true;
-          tls.queue(c, tls.createRecord(c, {
-            type: tls.ContentType.handshake,
-            data: tls.createClientHello(c)
+          tls2.queue(c, tls2.createRecord(c, {
+            type: tls2.ContentType.handshake,
+            data: tls2.createClientHello(c)
           }));
-          tls.flush(c);
+          tls2.flush(c);
         }
       };
       var _processing = false;
@@ -15360,11 +15360,11 @@ var require_tls = __commonJS({
         return rval;
       };
       c.prepare = function(data) {
-        tls.queue(c, tls.createRecord(c, {
-          type: tls.ContentType.application_data,
+        tls2.queue(c, tls2.createRecord(c, {
+          type: tls2.ContentType.application_data,
           data: forge3.util.createBuffer(data)
         }));
-        return tls.flush(c);
+        return tls2.flush(c);
       };
       c.prepareHeartbeatRequest = function(payload, payloadLength) {
         if (payload instanceof forge3.util.ByteBuffer) {
@@ -15374,15 +15374,15 @@ var require_tls = __commonJS({
           payloadLength = payload.length;
         }
         c.expectedHeartbeatPayload = payload;
-        tls.queue(c, tls.createRecord(c, {
-          type: tls.ContentType.heartbeat,
-          data: tls.createHeartbeat(
-            tls.HeartbeatMessageType.heartbeat_request,
+        tls2.queue(c, tls2.createRecord(c, {
+          type: tls2.ContentType.heartbeat,
+          data: tls2.createHeartbeat(
+            tls2.HeartbeatMessageType.heartbeat_request,
             payload,
             payloadLength
           )
         }));
-        return tls.flush(c);
+        return tls2.flush(c);
       };
       c.close = function(clearFail) {
         if (!c.fail && c.sessionCache && c.session) {
@@ -15399,11 +15399,11 @@ var require_tls = __commonJS({
           c.input.clear();
           if (c.isConnected || c.handshaking) {
             c.isConnected = c.handshaking = false;
-            tls.queue(c, tls.createAlert(c, {
-              level: tls.Alert.Level.warning,
-              description: tls.Alert.Description.close_notify
+            tls2.queue(c, tls2.createAlert(c, {
+              level: tls2.Alert.Level.warning,
+              description: tls2.Alert.Description.close_notify
             }));
-            tls.flush(c);
+            tls2.flush(c);
           }
           c.closed(c);
         }
@@ -15412,16 +15412,16 @@ var require_tls = __commonJS({
       return c;
     };
     module.exports = forge3.tls = forge3.tls || {};
-    for (key in tls) {
-      if (typeof tls[key] !== "function") {
-        forge3.tls[key] = tls[key];
+    for (key in tls2) {
+      if (typeof tls2[key] !== "function") {
+        forge3.tls[key] = tls2[key];
       }
     }
     var key;
     forge3.tls.prf_tls1 = prf_TLS1;
     forge3.tls.hmac_sha1 = hmac_sha1;
-    forge3.tls.createSessionCache = tls.createSessionCache;
-    forge3.tls.createConnection = tls.createConnection;
+    forge3.tls.createSessionCache = tls2.createSessionCache;
+    forge3.tls.createConnection = tls2.createConnection;
   }
 });
 
@@ -15431,34 +15431,34 @@ var require_aesCipherSuites = __commonJS({
     var forge3 = require_forge();
     require_aes();
     require_tls();
-    var tls = module.exports = forge3.tls;
-    tls.CipherSuites["TLS_RSA_WITH_AES_128_CBC_SHA"] = {
+    var tls2 = module.exports = forge3.tls;
+    tls2.CipherSuites["TLS_RSA_WITH_AES_128_CBC_SHA"] = {
       id: [0, 47],
       name: "TLS_RSA_WITH_AES_128_CBC_SHA",
       initSecurityParameters: function(sp) {
-        sp.bulk_cipher_algorithm = tls.BulkCipherAlgorithm.aes;
-        sp.cipher_type = tls.CipherType.block;
+        sp.bulk_cipher_algorithm = tls2.BulkCipherAlgorithm.aes;
+        sp.cipher_type = tls2.CipherType.block;
         sp.enc_key_length = 16;
         sp.block_length = 16;
         sp.fixed_iv_length = 16;
         sp.record_iv_length = 16;
-        sp.mac_algorithm = tls.MACAlgorithm.hmac_sha1;
+        sp.mac_algorithm = tls2.MACAlgorithm.hmac_sha1;
         sp.mac_length = 20;
         sp.mac_key_length = 20;
       },
       initConnectionState
     };
-    tls.CipherSuites["TLS_RSA_WITH_AES_256_CBC_SHA"] = {
+    tls2.CipherSuites["TLS_RSA_WITH_AES_256_CBC_SHA"] = {
       id: [0, 53],
       name: "TLS_RSA_WITH_AES_256_CBC_SHA",
       initSecurityParameters: function(sp) {
-        sp.bulk_cipher_algorithm = tls.BulkCipherAlgorithm.aes;
-        sp.cipher_type = tls.CipherType.block;
+        sp.bulk_cipher_algorithm = tls2.BulkCipherAlgorithm.aes;
+        sp.cipher_type = tls2.CipherType.block;
         sp.enc_key_length = 32;
         sp.block_length = 16;
         sp.fixed_iv_length = 16;
         sp.record_iv_length = 16;
-        sp.mac_algorithm = tls.MACAlgorithm.hmac_sha1;
+        sp.mac_algorithm = tls2.MACAlgorithm.hmac_sha1;
         sp.mac_length = 20;
         sp.mac_key_length = 20;
       },
@@ -15479,7 +15479,7 @@ var require_aesCipherSuites = __commonJS({
       state.read.cipherFunction = decrypt_aes_cbc_sha1;
       state.write.cipherFunction = encrypt_aes_cbc_sha1;
       state.read.macLength = state.write.macLength = sp.mac_length;
-      state.read.macFunction = state.write.macFunction = tls.hmac_sha1;
+      state.read.macFunction = state.write.macFunction = tls2.hmac_sha1;
     }
     function encrypt_aes_cbc_sha1(record, s) {
       var rval = false;
@@ -15487,7 +15487,7 @@ var require_aesCipherSuites = __commonJS({
       record.fragment.putBytes(mac);
       s.updateSequenceNumber();
       var iv;
-      if (record.version.minor === tls.Versions.TLS_1_0.minor) {
+      if (record.version.minor === tls2.Versions.TLS_1_0.minor) {
         iv = s.cipherState.init ? null : s.cipherState.iv;
       } else {
         iv = forge3.random.getBytesSync(16);
@@ -15495,7 +15495,7 @@ var require_aesCipherSuites = __commonJS({
       s.cipherState.init = true;
       var cipher = s.cipherState.cipher;
       cipher.start({ iv });
-      if (record.version.minor >= tls.Versions.TLS_1_1.minor) {
+      if (record.version.minor >= tls2.Versions.TLS_1_1.minor) {
         cipher.output.putBytes(iv);
       }
       cipher.update(record.fragment);
@@ -15530,7 +15530,7 @@ var require_aesCipherSuites = __commonJS({
     function decrypt_aes_cbc_sha1(record, s) {
       var rval = false;
       var iv;
-      if (record.version.minor === tls.Versions.TLS_1_0.minor) {
+      if (record.version.minor === tls2.Versions.TLS_1_0.minor) {
         iv = s.cipherState.init ? null : s.cipherState.iv;
       } else {
         iv = record.fragment.getBytes(16);
@@ -18868,7 +18868,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { connect as netConnect } from "node:net";
 import { performance } from "node:perf_hooks";
-import { rootCertificates, TLSSocket } from "node:tls";
+import { TLSSocket } from "node:tls";
 
 // connector/leaf-certs.ts
 var import_node_forge2 = __toESM(require_lib(), 1);
@@ -18927,6 +18927,21 @@ var LeafCerts = class {
   }
 };
 
+// connector/upstream-ca.ts
+import * as tls from "node:tls";
+function upstreamCa(extra = [], node = tls) {
+  const getCa = node.getCACertificates;
+  if (getCa) {
+    let system = [];
+    try {
+      system = getCa("system");
+    } catch {
+    }
+    return [.../* @__PURE__ */ new Set([...getCa("default"), ...system, ...extra])];
+  }
+  return extra.length > 0 ? [...tls.rootCertificates, ...extra] : void 0;
+}
+
 // connector/proxy.ts
 var DEFAULT_PORT2 = 8790;
 var CONNECT_TIMEOUT_MS = 1e4;
@@ -18950,7 +18965,7 @@ async function startConnector(options2) {
   const base = deploymentBase(options2.deploymentUrl);
   const routedHosts = options2.routedHosts ?? ROUTED_HOSTS;
   const resolveUpstream = options2.resolveUpstream ?? ((host, port) => ({ host, port }));
-  const upstreamCa = options2.upstreamCa && options2.upstreamCa.length > 0 ? [...rootCertificates, ...options2.upstreamCa] : void 0;
+  const upstreamCa2 = upstreamCa(options2.upstreamCa);
   const connectTimeoutMs = options2.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const headTimeoutMs = options2.responseHeadTimeoutMs ?? RESPONSE_HEAD_TIMEOUT_MS;
   const log = options2.log ?? (() => {
@@ -19039,7 +19054,7 @@ async function startConnector(options2) {
       path: req.url,
       headers: withoutHopByHop(req.headers),
       agent: agents.https,
-      ...upstreamCa && { ca: upstreamCa }
+      ...upstreamCa2 && { ca: upstreamCa2 }
     });
     relay(req, res, upstream, host, () => {
     });
@@ -19062,11 +19077,11 @@ async function startConnector(options2) {
       return;
     }
     client.write(ESTABLISHED);
-    const tls = new TLSSocket(client, { isServer: true, secureContext, ALPNProtocols: ["http/1.1"] });
-    tls.on("error", () => tls.destroy());
-    mitmHost.set(tls, host);
-    track(tls);
-    inner.emit("connection", tls);
+    const tls2 = new TLSSocket(client, { isServer: true, secureContext, ALPNProtocols: ["http/1.1"] });
+    tls2.on("error", () => tls2.destroy());
+    mitmHost.set(tls2, host);
+    track(tls2);
+    inner.emit("connection", tls2);
   }
   function tunnel(client, head, host, port) {
     const target = resolveUpstream(host, port);
@@ -19187,19 +19202,27 @@ function proxyUrl(facts) {
   return `http://${host}:${facts.port}`;
 }
 var sh = (path) => `'${path.replace(/'/g, `'\\''`)}'`;
+var NSSDB = "sql:$HOME/.pki/nssdb";
+var NSS_NAME = "byok-edge-connector";
 function trustText(certPath, sha12) {
   const p = sh(certPath);
   return `Trust the connector's CA once (it can only vouch for the Cursor API hosts: name-constrained):
-  Debian/Ubuntu: sudo cp ${p} /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates
-  Fedora/RHEL:   sudo trust anchor --store ${p}
-  macOS:         sudo security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain ${p}
-  Windows:       certutil -addstore -user Root "${certPath}"
+  Linux, both: the Cursor app (Chromium, which reads the NSS database; certutil is in libnss3-tools,
+  Fedora nss-tools; no ~/.pki/nssdb yet? first: mkdir -p ~/.pki/nssdb && certutil -d ${NSSDB} -N --empty-password)
+    the app:       certutil -d ${NSSDB} -A -t "C,," -n ${NSS_NAME} -i ${p}
+  and the system store, for the app's Node-side requests:
+    Debian/Ubuntu: sudo cp ${p} /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates
+    Fedora/RHEL:   sudo trust anchor --store ${p}
+  macOS:           sudo security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain ${p}
+  Windows:         certutil -addstore -user Root "${certPath}"
 
 To undo:
-  Debian/Ubuntu: sudo rm /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates --fresh
-  Fedora/RHEL:   sudo trust anchor --remove ${p}
-  macOS:         sudo security delete-certificate -Z ${sha12} -t /Library/Keychains/System.keychain
-  Windows:       certutil -delstore -user Root ${sha12}
+  Linux:
+    the app:       certutil -d ${NSSDB} -D -n ${NSS_NAME}
+    Debian/Ubuntu: sudo rm /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates --fresh
+    Fedora/RHEL:   sudo trust anchor --remove ${p}
+  macOS:           sudo security delete-certificate -Z ${sha12} -t /Library/Keychains/System.keychain
+  Windows:         certutil -delstore -user Root ${sha12}
   and remove the Cursor settings below, then delete the folder holding ${p}.
 `;
 }

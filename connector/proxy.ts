@@ -2,7 +2,8 @@
 // routed Cursor host on 443 is answered with TLS under a leaf from the
 // connector's CA (HTTP/1.1 only); its agent and catalogue paths go to the
 // deployment with the user's token in place of Cursor's, every other path to the
-// real host over verified TLS, unchanged. `CONNECT` anywhere else is a blind TCP
+// real host over TLS verified against Node's roots and the OS store
+// (connector/upstream-ca.ts), unchanged. `CONNECT` anywhere else is a blind TCP
 // tunnel; plain-HTTP proxy requests are passed through. Bodies stream both ways
 // unbuffered (RunSSE is one long response) and a client that goes away aborts
 // the upstream call. Nothing here logs a body, a header value or the token.
@@ -18,10 +19,11 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { connect as netConnect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import { rootCertificates, TLSSocket } from "node:tls";
+import { TLSSocket } from "node:tls";
 import type { CertificateAuthority } from "./ca.ts";
 import { LeafCerts } from "./leaf-certs.ts";
 import { isRoutedHost, isRoutedPath, ROUTED_HOSTS } from "./routes.ts";
+import { upstreamCa as trustedForUpstream } from "./upstream-ca.ts";
 
 export interface ConnectorOptions {
   /** The deployment's base URL (http or https), e.g. https://byok.example.com. */
@@ -36,7 +38,7 @@ export interface ConnectorOptions {
   routedHosts?: readonly string[];
   /** Where "the real host" of passthrough and tunnelled traffic is; tests point it at local stand-ins. Default: the host itself. */
   resolveUpstream?: (host: string, port: number) => { host: string; port: number };
-  /** CA certificates (PEM) trusted for the real upstream in addition to the system's. */
+  /** CA certificates (PEM) trusted for the real upstream on top of connector/upstream-ca.ts's (tests' stand-in public CA). */
   upstreamCa?: readonly string[];
   /** Bound on reaching any upstream (TCP and TLS). Default 10 s. */
   connectTimeoutMs?: number;
@@ -76,7 +78,7 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
   const base = deploymentBase(options.deploymentUrl);
   const routedHosts = options.routedHosts ?? ROUTED_HOSTS;
   const resolveUpstream = options.resolveUpstream ?? ((host: string, port: number) => ({ host, port }));
-  const upstreamCa = options.upstreamCa && options.upstreamCa.length > 0 ? [...rootCertificates, ...options.upstreamCa] : undefined;
+  const upstreamCa = trustedForUpstream(options.upstreamCa);
   const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const headTimeoutMs = options.responseHeadTimeoutMs ?? RESPONSE_HEAD_TIMEOUT_MS;
   const log = options.log ?? (() => {});

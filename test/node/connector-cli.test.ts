@@ -1,14 +1,14 @@
 // The connector's command line (connector/main.ts, connector/options.ts) and its
 // routed paths: the token only ever comes from the named variable and is never
-// printed, bad input gets a clear error and exit 2, and the catalogue paths it
-// sends to the deployment are ones the worker answers.
+// printed, bad input gets a clear error and exit 2, and every Cursor call the
+// worker serves is classified: routed to the deployment or left with Cursor.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseConnectArgs } from "../../connector/options.ts";
-import { CATALOGUE_PATHS, isRoutedHost, isRoutedPath } from "../../connector/routes.ts";
+import { AGENT_PATHS, CATALOGUE_PATHS, isRoutedHost, isRoutedPath, STAYS_WITH_CURSOR } from "../../connector/routes.ts";
 import { UNARY_ROUTES } from "../../src/catalog/unary-routes.ts";
 import { withTimeout } from "../support/deferred.ts";
 
@@ -76,9 +76,35 @@ describe("byok-connect", () => {
   });
 });
 
+/**
+ * The Cursor RPC paths src/worker.ts routes by name (`app.post("/pkg.Service/Method", …)`),
+ * read from its source: the worker cannot be imported outside the Workers runtime.
+ */
+function workerRpcPaths(): string[] {
+  const source = readFileSync(resolve(import.meta.dirname, "../../src/worker.ts"), "utf8");
+  return [...source.matchAll(/app\.(?:all|get|post|put)\(\s*"(\/[\w.]+\.[\w]+\/\w+)"/g)].map((m) => m[1]!);
+}
+
 describe("the routed set", () => {
-  it("sends only catalogue and config calls the worker answers itself", () => {
+  it("classifies every call the worker serves: routed to the deployment, or in the list that stays with Cursor", () => {
+    const workerAgentPaths = workerRpcPaths();
+    expect(workerAgentPaths).toEqual(expect.arrayContaining([...AGENT_PATHS]));
+    const routed = new Set([...AGENT_PATHS, ...CATALOGUE_PATHS]);
+    const stays = new Set(STAYS_WITH_CURSOR);
+    const unclassified = [...UNARY_ROUTES.keys(), ...workerAgentPaths].filter((path) => !routed.has(path) && !stays.has(path));
+    expect(unclassified, "add each to connector/routes.ts: routed, or STAYS_WITH_CURSOR").toEqual([]);
+    for (const path of stays) {
+      expect(routed.has(path), `${path} is both routed and left with Cursor`).toBe(false);
+      expect(isRoutedPath(path), path).toBe(false);
+    }
+    // Nothing is routed that the deployment does not serve, and nothing listed is stale.
     for (const path of CATALOGUE_PATHS) expect(UNARY_ROUTES.has(path), path).toBe(true);
+    for (const path of AGENT_PATHS) expect(workerAgentPaths, path).toContain(path);
+    for (const path of STAYS_WITH_CURSOR) expect(UNARY_ROUTES.has(path) || workerAgentPaths.includes(path), path).toBe(true);
+    for (const path of routed) expect(isRoutedPath(path), path).toBe(true);
+  });
+
+  it("matches the path without its query, and only the Cursor API hosts", () => {
     expect(isRoutedPath("/aiserver.v1.AiService/GetServerConfig?x=1")).toBe(true);
     expect(isRoutedPath("/agent.v1.AgentService/RunSSE")).toBe(true);
     expect(isRoutedPath("/aiserver.v1.BidiService/BidiAppend")).toBe(true);

@@ -5,12 +5,12 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { formatNumber as count, formatPercent as percent, formatUsd as usd } from "../format.ts";
 import { compact, shortDay } from "../usage/axis.ts";
-import type { PageProps } from "../types.ts";
+import type { PageProps, UsageAnswer, UsageRow } from "../types.ts";
 import { Field } from "../ui/field.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { Chart, type ChartSeries } from "../usage/chart.tsx";
 import { type DayRange, PRESETS, presetOf, presetRange, rangeProblems } from "../usage/range.ts";
-import { byTokens, cacheHitRate, everyDay, totalOf, type UsageAnswer, type UsageRow } from "../usage/rows.ts";
+import { byTokens, cacheHitRate, everyDay, totalOf } from "../usage/rows.ts";
 import { UsageTable, type UsageTableRow } from "../usage/tables.tsx";
 import "../usage/usage.css";
 

@@ -5,7 +5,8 @@ import type { Api } from "../api.ts";
 import { formatNumber as count, formatDateTime as dateTime } from "../format.ts";
 import { usePaged } from "./paged.ts";
 import { RunTable, Status } from "./run-table.tsx";
-import { type Conversation, type Run, shortId, whose } from "./shapes.ts";
+import type { Conversation, Run } from "../types.ts";
+import { shortId, whose } from "./shapes.ts";
 import { LoadMore } from "./load-more.tsx";
 
 export function Conversations({ api, showUser }: { api: Api; showUser: boolean }) {

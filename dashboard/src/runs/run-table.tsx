@@ -3,7 +3,8 @@
 // of a prompt or response: the API has none.
 import { useState } from "preact/hooks";
 import { formatNumber as count, formatDateTime as dateTime, formatMs as duration } from "../format.ts";
-import { type ProviderCall, type Run, shortId, whose } from "./shapes.ts";
+import type { ProviderCall, Run } from "../types.ts";
+import { shortId, whose } from "./shapes.ts";
 
 export function RunTable(props: { runs: Run[]; caption: string; showUser: boolean; idPrefix: string }) {
   const { runs, caption, showUser, idPrefix } = props;

@@ -1,23 +1,17 @@
 // Recent conversations, most recently active first; "Runs" on a row loads that
 // conversation's runs (GET /runs?conversation_id=) into the row below it.
-import { useState } from "preact/hooks";
 import type { Api } from "../api.ts";
 import { formatNumber as count, formatDateTime as dateTime } from "../format.ts";
 import { usePaged } from "./paged.ts";
 import { RunTable, Status } from "./run-table.tsx";
 import type { Conversation, Run } from "../types.ts";
+import { useToggleSet } from "../ui/toggle-set.ts";
 import { shortId, whose } from "./shapes.ts";
 import { LoadMore } from "./load-more.tsx";
 
 export function Conversations({ api, showUser }: { api: Api; showUser: boolean }) {
   const list = usePaged<Conversation>(api, "/conversations", "conversations", {});
-  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
-  const toggle = (id: string) =>
-    setOpen((old) => {
-      const next = new Set(old);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
+  const [open, toggle] = useToggleSet();
   const columns = showUser ? 8 : 7;
   if (!list.loading && !list.error && list.items.length === 0) {
     return <p class="empty">No conversations yet. They appear here after their first run.</p>;

@@ -1,5 +1,5 @@
 // Recent conversations, most recently active first; "Runs" on a row loads that
-// conversation's runs (GET /runs?conversation_id=) into the row below it.
+// conversation's runs (GET /runs?conversation_id=&user_id=) into the row below it.
 import type { Api } from "../api.ts";
 import { formatNumber as count, formatDateTime as dateTime } from "../format.ts";
 import { usePaged } from "./paged.ts";
@@ -73,7 +73,7 @@ export function Conversations({ api, showUser }: { api: Api; showUser: boolean }
                   isOpen && (
                     <tr key={`${c.id}-runs`} class="details">
                       <td colSpan={columns} id={runsId}>
-                        <ConversationRuns api={api} conversationId={c.id} showUser={showUser} />
+                        <ConversationRuns api={api} conversation={c} showUser={showUser} />
                       </td>
                     </tr>
                   ),
@@ -88,13 +88,24 @@ export function Conversations({ api, showUser }: { api: Api; showUser: boolean }
   );
 }
 
-function ConversationRuns({ api, conversationId, showUser }: { api: Api; conversationId: string; showUser: boolean }) {
-  const runs = usePaged<Run>(api, "/runs", "runs", { conversation_id: conversationId });
+/**
+ * Conversation ids are per principal: the same id under another user is another conversation, so the
+ * query names the user too. The API no longer knows a removed user (email null, not local) and would
+ * answer not_found, so their runs are asked for by conversation id and the other users' dropped here.
+ */
+function ConversationRuns({ api, conversation, showUser }: { api: Api; conversation: Conversation; showUser: boolean }) {
+  const conversationId = conversation.id;
+  const removed = conversation.email === null && conversation.user_id !== "local";
+  const runs = usePaged<Run>(api, "/runs", "runs", {
+    conversation_id: conversationId,
+    user_id: removed ? undefined : conversation.user_id,
+  });
+  const own = runs.items.filter((r) => r.user_id === conversation.user_id);
   return (
     <>
-      {runs.items.length > 0 && (
+      {own.length > 0 && (
         <RunTable
-          runs={runs.items}
+          runs={own}
           caption={`Runs of conversation ${shortId(conversationId)}`}
           showUser={showUser}
           idPrefix={`c-${conversationId}`}

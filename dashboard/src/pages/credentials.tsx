@@ -7,7 +7,8 @@ import type { Credential, Model, PageProps, ProviderKind, Scope } from "../types
 import { useConfirm } from "../ui/confirm.tsx";
 import { SelectField, TextField } from "../ui/field.tsx";
 import { useApiForm } from "../ui/form.ts";
-import { type HeaderRow, HeadersEditor, headersOf } from "../ui/headers-editor.tsx";
+import { type HeaderRow, headersOf } from "../ui/header-rows.ts";
+import { HeadersEditor } from "../ui/headers-editor.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { type Column, DataTable } from "../ui/table.tsx";
 

@@ -8,7 +8,8 @@ import type { Credential, Model, ModelTest, PageProps } from "../types.ts";
 import { useConfirm } from "../ui/confirm.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { type Column, DataTable } from "../ui/table.tsx";
-import { ModelForm, type ModelFormMode } from "./model-form.tsx";
+import type { ModelFormMode } from "./model-draft.ts";
+import { ModelForm } from "./model-form.tsx";
 
 interface TestState {
   model: Model;

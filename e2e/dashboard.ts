@@ -339,8 +339,24 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       assert(raw === "provider returned HTTP 404: The model `fake-missing` does not exist", `the error shown was ${JSON.stringify(raw)}`);
       await expectAccessible(page, "Models with a failed test");
 
-      await page.getByRole("checkbox", { name: "ui-model-broken enabled" }).uncheck();
+      // A refused change puts the box back and says why (the API is made to refuse it here, once).
+      const enabledBox = page.getByRole("checkbox", { name: "ui-model-broken enabled" });
+      await page.route("**/api/v1/models/*", (route) =>
+        route.request().method() === "PATCH"
+          ? route.fulfill({
+              status: 503,
+              contentType: "application/json",
+              body: JSON.stringify({ error: { code: "unavailable", message: "try again later" } }),
+            })
+          : route.fallback(),
+      );
+      await enabledBox.click();
+      await page.getByRole("alert").filter({ hasText: "Could not disable ui-model-broken: try again later" }).waitFor();
+      assert(await enabledBox.isChecked(), "the Enabled box stayed cleared after the API refused the change");
+      await page.unroute("**/api/v1/models/*");
+      await enabledBox.uncheck();
       await page.getByRole("status").filter({ hasText: "ui-model-broken disabled." }).waitFor();
+      assert(!(await page.getByRole("alert").filter({ hasText: "Could not disable" }).isVisible()), "the refusal is still shown");
       const models = await call<{ models: { name: string; enabled: boolean }[] }>(baseUrl, need(state.token, "sign in"), "GET", "/models");
       assert(models.models.find((m) => m.name === "ui-model-broken")?.enabled === false, "the toggle did not disable the model");
 

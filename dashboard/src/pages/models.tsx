@@ -71,12 +71,19 @@ function ModelsManager({ api, me }: PageProps) {
     }
   }
 
-  const setEnabled = (m: Model, enabled: boolean) =>
-    act(async () => {
+  /** The box shows the click at once; a refused change puts it back as stored and says why. */
+  const setEnabled = async (m: Model, box: HTMLInputElement) => {
+    const enabled = box.checked;
+    setActionError(null);
+    try {
       const updated = await api.patch<Model>(`/models/${encodeURIComponent(m.id)}`, { enabled });
       setModels((list) => list?.map((x) => (x.id === m.id ? updated : x)) ?? null);
       setStatus(`${m.name} ${enabled ? "enabled" : "disabled"}.`);
-    });
+    } catch (err) {
+      box.checked = m.enabled;
+      setActionError(`Could not ${enabled ? "enable" : "disable"} ${m.name}: ${errorText(err)}`);
+    }
+  };
 
   const remove = async (m: Model) => {
     const ok = await ask({
@@ -130,7 +137,7 @@ function ModelsManager({ api, me }: PageProps) {
           checked={m.enabled}
           disabled={!canManage(m)}
           aria-label={`${m.name} enabled`}
-          onChange={(e) => void setEnabled(m, e.currentTarget.checked)}
+          onChange={(e) => void setEnabled(m, e.currentTarget)}
         />
       ),
     },

@@ -394,13 +394,18 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       const token = need(state.token, "sign in");
       const conversationId = await opts.turn(token, "ui-model", apiKey);
       // Runs and usage are recorded after the run ends (waitUntil): wait for the API to have them, then look.
-      await until("the run in GET /runs", CALL_TIMEOUT_MS, async () => {
-        const runs = await call<{ runs: { conversation_id: string; status: string | null }[] }>(baseUrl, token, "GET", "/runs");
+      const turnRun = await until("the run in GET /runs", CALL_TIMEOUT_MS, async () => {
+        const runs = await call<{
+          runs: { conversation_id: string; status: string | null; input_tokens: number; output_tokens: number }[];
+        }>(baseUrl, token, "GET", "/runs");
         return runs.runs.find((r) => r.conversation_id === conversationId && r.status !== null && r.status !== "running");
       });
+      assert(turnRun.input_tokens > 0 && turnRun.output_tokens > 0, `the turn's run counted no tokens: ${JSON.stringify(turnRun)}`);
+      const today = new Date().toISOString().slice(0, 10);
       await until("the turn's usage", CALL_TIMEOUT_MS, async () => {
-        const usage = await call<{ rows: { model: string | null }[] }>(baseUrl, token, "GET", "/usage", undefined);
-        return usage.rows.length > 0 ? usage : undefined;
+        const usage = await call<{ rows: { day: string; input_tokens: number; output_tokens: number }[] }>(baseUrl, token, "GET", "/usage");
+        const day = usage.rows.find((r) => r.day === today);
+        return day && day.input_tokens >= turnRun.input_tokens && day.output_tokens >= turnRun.output_tokens ? day : undefined;
       });
       await goTo(page, "Runs");
       await page
@@ -421,9 +426,35 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await expectAccessible(page, "Runs with a run's provider calls");
 
       await goTo(page, "Usage");
-      const perModel = page.getByRole("table", { name: "Usage per model" });
-      await perModel.getByRole("row", { name: /ui-model/ }).waitFor();
-      await page.locator("figure", { hasText: "Tokens per day" }).locator("canvas").first().waitFor();
+      await page
+        .getByRole("table", { name: "Usage per model" })
+        .getByRole("row", { name: /ui-model/ })
+        .waitFor();
+      // Today's row of the per-day table has the turn: a request, its input and output tokens at least.
+      const todayRow = page.getByRole("table", { name: "Usage per day" }).getByRole("row", { name: new RegExp(`^${today}`) });
+      const cells = (await todayRow.locator("td").allTextContents()).map((t) => Number(t.replace(/[^\d.]/g, "")));
+      const [requests = 0, input = 0, output = 0] = cells;
+      assert(
+        requests >= 1 && input >= turnRun.input_tokens && output >= turnRun.output_tokens,
+        `today's usage row is ${JSON.stringify(cells)}; the turn had ${turnRun.input_tokens} in, ${turnRun.output_tokens} out`,
+      );
+      // The charts drew those figures (each plot notes the totals of what it was given).
+      const totalsOf = async (caption: string) => {
+        const plot = page.locator("figure", { has: page.getByText(caption, { exact: true }) }).locator(".chart-plot[data-totals]");
+        await plot.locator("canvas").first().waitFor();
+        return JSON.parse((await plot.getAttribute("data-totals")) ?? "{}") as Record<string, number>;
+      };
+      const perDay = await totalsOf("Tokens per day");
+      assert(
+        (perDay.Input ?? 0) >= turnRun.input_tokens && (perDay.Output ?? 0) >= turnRun.output_tokens,
+        `the tokens-per-day chart was drawn with ${JSON.stringify(perDay)}`,
+      );
+      const perModel = await totalsOf("Tokens per model");
+      assert(
+        (perModel.Input ?? 0) > 0 && (perModel.Output ?? 0) > 0,
+        `the tokens-per-model chart was drawn with ${JSON.stringify(perModel)}`,
+      );
+      for (const caption of ["Cache-hit rate per model", "Cost per model", "Tokens per user", "Cost per user"]) await totalsOf(caption);
       await expectAccessible(page, "Usage");
 
       await goTo(page, "Team");

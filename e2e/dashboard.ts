@@ -461,6 +461,44 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await expectAccessible(page, "Team");
     });
 
+    await check("dashboard: the Team page's forms show their errors at the fields; a user is added and the budget saved", async () => {
+      const page = p();
+      await goTo(page, "Team");
+      const add = page.getByRole("form", { name: "Add a user" });
+      await add.getByLabel("Email", { exact: true }).fill("not-an-email");
+      await add.getByLabel("Requests per minute", { exact: true }).fill("0");
+      await add.getByRole("button", { name: "Add user" }).click();
+      await expectFieldError(add, "Email", /email address/);
+      await expectFieldError(add, "Requests per minute", /at least 1/);
+      assert((await focusedDescription(page)) === "Email", "focus did not move to the first invalid field (Email)");
+      await add.getByRole("alert").filter({ hasText: "Check the 2 fields" }).waitFor();
+      await add.getByLabel("Email", { exact: true }).fill("dashboard-member@example.com");
+      await add.getByLabel("Requests per minute", { exact: true }).fill("");
+      await add.getByRole("button", { name: "Add user" }).click();
+      await page
+        .getByRole("table", { name: "Users of the team" })
+        .getByRole("row", { name: /dashboard-member@example\.com/ })
+        .waitFor();
+      assert((await add.getByLabel("Email", { exact: true }).inputValue()) === "", "the add form was not emptied after adding");
+      // The API's 409 for a taken email shows at the Email field.
+      await add.getByLabel("Email", { exact: true }).fill("dashboard-member@example.com");
+      await add.getByRole("button", { name: "Add user" }).click();
+      await expectFieldError(add, "Email", /already has a user with that email/);
+
+      const settings = page.getByRole("form", { name: "Settings" });
+      await settings.getByLabel("Monthly token budget", { exact: true }).fill("lots");
+      await settings.getByRole("button", { name: "Save team" }).click();
+      await expectFieldError(settings, "Monthly token budget", /whole number/);
+      await settings.getByLabel("Monthly token budget", { exact: true }).fill("1,000,000");
+      await settings.getByRole("button", { name: "Save team" }).click();
+      await settings.getByRole("status").filter({ hasText: "Team saved." }).waitFor();
+      await page
+        .getByText(/of 1,000,000 tokens/)
+        .first()
+        .waitFor();
+      await expectAccessible(page, "Team after its forms were used");
+    });
+
     await check("dashboard: a new token is shown once with Copy; revoking the signed-in token signs out", async () => {
       const page = p();
       await goTo(page, "Tokens");

@@ -158,7 +158,8 @@ function SignedIn({ token }: { token: string }) {
 
 function Shell({ api, me }: PageProps) {
   const route = useHashRoute();
-  const allowed = routesFor(me);
+  // Memoised: the effect below depends on it, and a new array each render would re-run it.
+  const allowed = useMemo(() => routesFor(me), [me]);
   // #/team opens for anyone: for those without a Team link it says who may manage a team (pages/team.tsx).
   const active = PAGES.find((p) => p.route === route && (allowed.includes(p.route) || p.route === "team"));
   const mainRef = useRef<HTMLElement>(null);

@@ -226,7 +226,16 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       const page = p();
       const token = need(state.token, "issue a token");
       await page.goto(`${baseUrl}/`);
-      await page.getByLabel("Token", { exact: true }).waitFor();
+      const tokenField = page.getByLabel("Token", { exact: true });
+      await tokenField.waitFor();
+      // Not offered to password managers, and it says how long it is kept.
+      assert((await tokenField.getAttribute("autocomplete")) === "off", "the Token field does not have autocomplete=off");
+      const described = ((await tokenField.getAttribute("aria-describedby")) ?? "").split(" ").filter(Boolean);
+      const hints = await Promise.all(described.map((id) => page.locator(`[id="${id}"]`).textContent()));
+      assert(
+        hints.some((t) => t?.trim() === "Kept in this tab only; closing it signs you out."),
+        `the Token field's hints: ${JSON.stringify(hints)}`,
+      );
       await expectAccessible(page, "the sign-in form");
       const focused = await focusedDescription(page);
       assert(focused === "Token", `the sign-in form opened with focus on ${JSON.stringify(focused)}, not the Token field`);

@@ -207,7 +207,16 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       const page = p();
       const token = need(state.token, "issue a token");
       await page.goto(`${baseUrl}/`);
-      await page.getByLabel("Token", { exact: true }).waitFor();
+      const tokenField = page.getByLabel("Token", { exact: true });
+      await tokenField.waitFor();
+      // Not offered to password managers, and it says how long it is kept.
+      assert((await tokenField.getAttribute("autocomplete")) === "off", "the Token field does not have autocomplete=off");
+      const described = ((await tokenField.getAttribute("aria-describedby")) ?? "").split(" ").filter(Boolean);
+      const hints = await Promise.all(described.map((id) => page.locator(`[id="${id}"]`).textContent()));
+      assert(
+        hints.some((t) => t?.trim() === "Kept in this tab only; closing it signs you out."),
+        `the Token field's hints: ${JSON.stringify(hints)}`,
+      );
       await expectAccessible(page, "the sign-in form");
       const focused = await focusedDescription(page);
       assert(focused === "Token", `the sign-in form opened with focus on ${JSON.stringify(focused)}, not the Token field`);
@@ -244,10 +253,10 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await form.getByRole("button", { name: "Add credential" }).click();
       await expectFieldError(form, "Base URL", /./);
       assert((await focusedDescription(page)) === "Base URL", "focus did not move to the invalid Base URL field");
-      assert((await form.getByLabel("API key", { exact: true }).inputValue()) === "", "the API key field was not emptied after submit");
+      // The key stays while the refused field is fixed, so it need not be pasted again.
+      assert((await form.getByLabel("API key", { exact: true }).inputValue()) === apiKey, "the API key field was emptied by a 400");
       await expectAccessible(page, "Credentials with a field error");
       await form.getByLabel("Base URL", { exact: true }).fill(`${providerBase}/v1`);
-      await form.getByLabel("API key", { exact: true }).fill(apiKey);
       await form.getByRole("button", { name: "Add credential" }).click();
       const row = main(page).getByRole("row", { name: /Fake provider/ });
       await row.waitFor();
@@ -320,8 +329,24 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       assert(raw === "provider returned HTTP 404: The model `fake-missing` does not exist", `the error shown was ${JSON.stringify(raw)}`);
       await expectAccessible(page, "Models with a failed test");
 
-      await page.getByRole("checkbox", { name: "ui-model-broken enabled" }).uncheck();
+      // A refused change puts the box back and says why (the API is made to refuse it here, once).
+      const enabledBox = page.getByRole("checkbox", { name: "ui-model-broken enabled" });
+      await page.route("**/api/v1/models/*", (route) =>
+        route.request().method() === "PATCH"
+          ? route.fulfill({
+              status: 503,
+              contentType: "application/json",
+              body: JSON.stringify({ error: { code: "unavailable", message: "try again later" } }),
+            })
+          : route.fallback(),
+      );
+      await enabledBox.click();
+      await page.getByRole("alert").filter({ hasText: "Could not disable ui-model-broken: try again later" }).waitFor();
+      assert(await enabledBox.isChecked(), "the Enabled box stayed cleared after the API refused the change");
+      await page.unroute("**/api/v1/models/*");
+      await enabledBox.uncheck();
       await page.getByRole("status").filter({ hasText: "ui-model-broken disabled." }).waitFor();
+      assert(!(await page.getByRole("alert").filter({ hasText: "Could not disable" }).isVisible()), "the refusal is still shown");
       const models = await call<{ models: { name: string; enabled: boolean }[] }>(baseUrl, need(state.token, "sign in"), "GET", "/models");
       assert(models.models.find((m) => m.name === "ui-model-broken")?.enabled === false, "the toggle did not disable the model");
 
@@ -359,13 +384,18 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       const token = need(state.token, "sign in");
       const conversationId = await opts.turn(token, "ui-model", apiKey);
       // Runs and usage are recorded after the run ends (waitUntil): wait for the API to have them, then look.
-      await until("the run in GET /runs", CALL_TIMEOUT_MS, async () => {
-        const runs = await call<{ runs: { conversation_id: string; status: string | null }[] }>(baseUrl, token, "GET", "/runs");
+      const turnRun = await until("the run in GET /runs", CALL_TIMEOUT_MS, async () => {
+        const runs = await call<{
+          runs: { conversation_id: string; status: string | null; input_tokens: number; output_tokens: number }[];
+        }>(baseUrl, token, "GET", "/runs");
         return runs.runs.find((r) => r.conversation_id === conversationId && r.status !== null && r.status !== "running");
       });
+      assert(turnRun.input_tokens > 0 && turnRun.output_tokens > 0, `the turn's run counted no tokens: ${JSON.stringify(turnRun)}`);
+      const today = new Date().toISOString().slice(0, 10);
       await until("the turn's usage", CALL_TIMEOUT_MS, async () => {
-        const usage = await call<{ rows: { model: string | null }[] }>(baseUrl, token, "GET", "/usage", undefined);
-        return usage.rows.length > 0 ? usage : undefined;
+        const usage = await call<{ rows: { day: string; input_tokens: number; output_tokens: number }[] }>(baseUrl, token, "GET", "/usage");
+        const day = usage.rows.find((r) => r.day === today);
+        return day && day.input_tokens >= turnRun.input_tokens && day.output_tokens >= turnRun.output_tokens ? day : undefined;
       });
       await goTo(page, "Runs");
       await page
@@ -386,13 +416,77 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await expectAccessible(page, "Runs with a run's provider calls");
 
       await goTo(page, "Usage");
-      const perModel = page.getByRole("table", { name: "Usage per model" });
-      await perModel.getByRole("row", { name: /ui-model/ }).waitFor();
-      await page.locator("figure", { hasText: "Tokens per day" }).locator("canvas").first().waitFor();
+      await page
+        .getByRole("table", { name: "Usage per model" })
+        .getByRole("row", { name: /ui-model/ })
+        .waitFor();
+      // Today's row of the per-day table has the turn: a request, its input and output tokens at least.
+      const todayRow = page.getByRole("table", { name: "Usage per day" }).getByRole("row", { name: new RegExp(`^${today}`) });
+      const cells = (await todayRow.locator("td").allTextContents()).map((t) => Number(t.replace(/[^\d.]/g, "")));
+      const [requests = 0, input = 0, output = 0] = cells;
+      assert(
+        requests >= 1 && input >= turnRun.input_tokens && output >= turnRun.output_tokens,
+        `today's usage row is ${JSON.stringify(cells)}; the turn had ${turnRun.input_tokens} in, ${turnRun.output_tokens} out`,
+      );
+      // The charts drew those figures (each plot notes the totals of what it was given).
+      const totalsOf = async (caption: string) => {
+        const plot = page.locator("figure", { has: page.getByText(caption, { exact: true }) }).locator(".chart-plot[data-totals]");
+        await plot.locator("canvas").first().waitFor();
+        return JSON.parse((await plot.getAttribute("data-totals")) ?? "{}") as Record<string, number>;
+      };
+      const perDay = await totalsOf("Tokens per day");
+      assert(
+        (perDay.Input ?? 0) >= turnRun.input_tokens && (perDay.Output ?? 0) >= turnRun.output_tokens,
+        `the tokens-per-day chart was drawn with ${JSON.stringify(perDay)}`,
+      );
+      const perModel = await totalsOf("Tokens per model");
+      assert(
+        (perModel.Input ?? 0) > 0 && (perModel.Output ?? 0) > 0,
+        `the tokens-per-model chart was drawn with ${JSON.stringify(perModel)}`,
+      );
+      for (const caption of ["Cache-hit rate per model", "Cost per model", "Tokens per user", "Cost per user"]) await totalsOf(caption);
       await expectAccessible(page, "Usage");
 
       await goTo(page, "Team");
       await expectAccessible(page, "Team");
+    });
+
+    await check("dashboard: the Team page's forms show their errors at the fields; a user is added and the budget saved", async () => {
+      const page = p();
+      await goTo(page, "Team");
+      const add = page.getByRole("form", { name: "Add a user" });
+      await add.getByLabel("Email", { exact: true }).fill("not-an-email");
+      await add.getByLabel("Requests per minute", { exact: true }).fill("0");
+      await add.getByRole("button", { name: "Add user" }).click();
+      await expectFieldError(add, "Email", /email address/);
+      await expectFieldError(add, "Requests per minute", /at least 1/);
+      assert((await focusedDescription(page)) === "Email", "focus did not move to the first invalid field (Email)");
+      await add.getByRole("alert").filter({ hasText: "Check the 2 fields" }).waitFor();
+      await add.getByLabel("Email", { exact: true }).fill("dashboard-member@example.com");
+      await add.getByLabel("Requests per minute", { exact: true }).fill("");
+      await add.getByRole("button", { name: "Add user" }).click();
+      await page
+        .getByRole("table", { name: "Users of the team" })
+        .getByRole("row", { name: /dashboard-member@example\.com/ })
+        .waitFor();
+      assert((await add.getByLabel("Email", { exact: true }).inputValue()) === "", "the add form was not emptied after adding");
+      // The API's 409 for a taken email shows at the Email field.
+      await add.getByLabel("Email", { exact: true }).fill("dashboard-member@example.com");
+      await add.getByRole("button", { name: "Add user" }).click();
+      await expectFieldError(add, "Email", /already has a user with that email/);
+
+      const settings = page.getByRole("form", { name: "Settings" });
+      await settings.getByLabel("Monthly token budget", { exact: true }).fill("lots");
+      await settings.getByRole("button", { name: "Save team" }).click();
+      await expectFieldError(settings, "Monthly token budget", /whole number/);
+      await settings.getByLabel("Monthly token budget", { exact: true }).fill("1,000,000");
+      await settings.getByRole("button", { name: "Save team" }).click();
+      await settings.getByRole("status").filter({ hasText: "Team saved." }).waitFor();
+      await page
+        .getByText(/of 1,000,000 tokens/)
+        .first()
+        .waitFor();
+      await expectAccessible(page, "Team after its forms were used");
     });
 
     await check("dashboard: a new token is shown once with Copy; revoking the signed-in token signs out", async () => {

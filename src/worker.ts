@@ -31,8 +31,6 @@ app.use("*", async function reportSettings(c, next) {
   await next();
 });
 
-app.get("/", (c) => c.json({ service: "byok-edge", protocol: "cursor agent.v1 over Connect" }));
-
 // The admin API answers in its own JSON error shape and authenticates itself (docs/hosting.md#admin-api).
 app.route("/", adminApi);
 

@@ -1,8 +1,9 @@
 // The admin API client of the dashboard: JSON over fetch with the session's bearer
 // token, errors as ApiError with the per-field messages of a 400 split out
-// (docs/hosting.md#errors). A 401 ends the session (session.ts), so pages need not.
+// (docs/hosting.md#errors). A 401 ends the session it was made for (session.ts), so pages need not.
 import { fieldMessages } from "./field-messages.ts";
-import { SESSION_ENDED, signOut } from "./session.ts";
+import { endSessionOf } from "./session.ts";
+import type { Api } from "./types.ts";
 
 const BASE = "/api/v1";
 /** A model test waits for a provider; everything else answers in well under this. */
@@ -25,16 +26,10 @@ export class ApiError extends Error {
   }
 }
 
-export interface Api {
-  /** `path` is relative to /api/v1, e.g. "/usage"; undefined query values are left out. */
-  get<T>(path: string, query?: Record<string, string | undefined>): Promise<T>;
-  post<T>(path: string, body?: unknown): Promise<T>;
-  patch<T>(path: string, body: unknown): Promise<T>;
-  del(path: string): Promise<void>;
-}
+export type { Api } from "./types.ts";
 
-/** An Api for `token`; `onUnauthorized` runs on a 401 (by default: end the session with its message). */
-export function createApi(token: string, onUnauthorized: () => void = () => signOut(SESSION_ENDED)): Api {
+/** An Api for `token`; `onUnauthorized` runs on a 401 (by default: end this token's session, not a newer one). */
+export function createApi(token: string, onUnauthorized: () => void = () => endSessionOf(token)): Api {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";

@@ -78,19 +78,25 @@ function SignIn({ endedBecause }: { endedBecause: string | null }) {
         <div class="field">
           <label for="sign-in-token">Token</label>
           <p class="hint" id="sign-in-token-hint">
-            Your byok_… token, the deployment's ADMIN_TOKEN, or its BYOK_TOKEN. It is kept in this tab only.
+            Your byok_… token, the deployment's ADMIN_TOKEN, or its BYOK_TOKEN.
           </p>
+          {/* Not a password to save: autocomplete off, and the two common managers' own opt-outs. */}
           <input
             ref={inputRef}
             id="sign-in-token"
             name="token"
             type="password"
             autocomplete="off"
+            data-1p-ignore
+            data-lpignore="true"
             spellcheck={false}
-            aria-describedby="sign-in-token-hint"
+            aria-describedby="sign-in-token-hint sign-in-token-kept"
             value={token}
             onInput={(e) => setToken(e.currentTarget.value)}
           />
+          <p class="hint" id="sign-in-token-kept">
+            Kept in this tab only; closing it signs you out.
+          </p>
         </div>
         <button type="submit" class="primary" disabled={busy}>
           Sign in
@@ -158,7 +164,8 @@ function SignedIn({ token }: { token: string }) {
 
 function Shell({ api, me }: PageProps) {
   const route = useHashRoute();
-  const allowed = routesFor(me);
+  // Memoised: the effect below depends on it, and a new array each render would re-run it.
+  const allowed = useMemo(() => routesFor(me), [me]);
   // #/team opens for anyone: for those without a Team link it says who may manage a team (pages/team.tsx).
   const active = PAGES.find((p) => p.route === route && (allowed.includes(p.route) || p.route === "team"));
   const mainRef = useRef<HTMLElement>(null);

@@ -1,5 +1,6 @@
 // How the dashboard writes numbers, money and times: in the reader's locale,
-// timestamps in their time zone with the zone shown, "—" for nothing.
+// timestamps in their time zone with the zone's abbreviation shown (UTC, CET…),
+// "—" for nothing.
 const DASH = "—";
 
 export function formatNumber(value: number | null | undefined, digits = 0): string {
@@ -17,11 +18,21 @@ export function formatMs(value: number | null | undefined): string {
   return value < 10_000 ? `${formatNumber(value)} ms` : `${formatNumber(value / 1000, 1)} s`;
 }
 
-export function formatDateTime(iso: string | null | undefined): string {
+/** "Mar 5, 2026, 11:30 PM UTC" (as the reader's locale writes it); `timeZone` defaults to the reader's. */
+export function formatDateTime(iso: string | null | undefined, timeZone?: string): string {
   if (!iso) return DASH;
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  // Not dateStyle/timeStyle: Intl refuses timeZoneName beside them.
+  return date.toLocaleString(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+    ...(timeZone && { timeZone }),
+  });
 }
 
 export function formatPercent(ratio: number | null | undefined): string {

@@ -49,6 +49,14 @@ export function signOut(because: string | null = null): void {
   set({ token: null, endedBecause: because });
 }
 
+/**
+ * Ends the session of `token` after a 401, unless another token has been signed in since: an answer
+ * to a call made with an older token must not sign out a newer session.
+ */
+export function endSessionOf(token: string): void {
+  if (state.token === token) signOut(SESSION_ENDED);
+}
+
 export function onSessionChange(listener: Listener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);

@@ -2,7 +2,8 @@
 // days without usage as zeros, and the cache-hit rate.
 import { describe, expect, it } from "vitest";
 import { daysOf, presetOf, presetRange, rangeProblems } from "../../dashboard/src/usage/range.ts";
-import { byTokens, cacheHitRate, everyDay, totalOf, type UsageRow } from "../../dashboard/src/usage/rows.ts";
+import type { UsageRow } from "../../dashboard/src/types.ts";
+import { byTokens, cacheHitRate, everyDay, totalOf } from "../../dashboard/src/usage/rows.ts";
 
 // 2026-03-05T23:30:00Z: late in the UTC day, so a local-time slip would show.
 const NOW = Date.parse("2026-03-05T23:30:00Z");

@@ -1,13 +1,16 @@
 // The Credentials page (docs/dashboard.md#credentials): provider keys, added,
 // rotated and deleted. A key is sent once and never shown again: the page shows only
-// its last four characters, and the key field is emptied after every submit.
+// its last four characters. The add form keeps the typed key (in memory) only while
+// the API's 400 or 409 is being fixed; any other outcome, Cancel or leaving drops it.
 import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError } from "../api.ts";
 import { formatDateTime } from "../format.ts";
 import type { Credential, Model, PageProps, ProviderKind, Scope } from "../types.ts";
 import { useConfirm } from "../ui/confirm.tsx";
 import { SelectField, TextField } from "../ui/field.tsx";
 import { useApiForm } from "../ui/form.ts";
-import { type HeaderRow, HeadersEditor, headersOf } from "../ui/headers-editor.tsx";
+import { type HeaderRow, headersOf } from "../ui/header-rows.ts";
+import { HeadersEditor } from "../ui/headers-editor.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { type Column, DataTable } from "../ui/table.tsx";
 
@@ -177,11 +180,19 @@ function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
     e.preventDefault();
     const h = headersOf(headers);
     const body = { name, provider, base_url: baseUrl, api_key: apiKey, scope, ...(Object.keys(h).length > 0 && { headers: h }) };
-    setApiKey(""); // the key leaves the page with this request and is not kept in it
     let saved: Credential | undefined;
+    let fixable = false;
     const ok = await form.run(async () => {
-      saved = await api.post<Credential>("/credentials", body);
-    });
+      try {
+        saved = await api.post<Credential>("/credentials", body);
+      } catch (err) {
+        fixable = err instanceof ApiError && (err.status === 400 || err.status === 409);
+        throw err;
+      }
+    }, "name");
+    // Kept (in this form's memory only) while the user fixes a field the API refused; otherwise gone.
+    // On success the form closes and the key with it, as it does on Cancel or leaving the page.
+    if (!fixable) setApiKey("");
     if (ok && saved) onSaved(saved);
   }
   const f = form.fields;

@@ -6,99 +6,9 @@ import type { Api } from "../api.ts";
 import type { Credential, Me, Model, Scope } from "../types.ts";
 import { CheckboxField, Field, SelectField, TextField } from "../ui/field.tsx";
 import { useApiForm } from "../ui/form.ts";
-import { type HeaderRow, HeadersEditor, headersOf, rowsOf } from "../ui/headers-editor.tsx";
+import { HeadersEditor } from "../ui/headers-editor.tsx";
 import { ErrorNotice } from "../ui/notice.tsx";
-
-export type ModelFormMode = { kind: "add" } | { kind: "edit"; model: Model } | { kind: "duplicate"; model: Model };
-
-interface Draft {
-  name: string;
-  credential_id: string;
-  model: string;
-  scope: Scope;
-  context_window: string;
-  max_output_tokens: string;
-  reasoning_effort: string;
-  fast_service_tier: string;
-  stall_timeout_ms: string;
-  price_input_per_mtok: string;
-  price_output_per_mtok: string;
-  price_cache_read_per_mtok: string;
-  price_cache_write_per_mtok: string;
-  vision: boolean;
-  code_mode: boolean;
-  enabled: boolean;
-  headers: HeaderRow[];
-  extra_body: string;
-}
-
-const NUMBERS = [
-  "context_window",
-  "max_output_tokens",
-  "stall_timeout_ms",
-  "price_input_per_mtok",
-  "price_output_per_mtok",
-  "price_cache_read_per_mtok",
-  "price_cache_write_per_mtok",
-] as const;
-const TEXTS = ["reasoning_effort", "fast_service_tier"] as const;
-
-const text = (v: number | string | null | undefined) => (v === null || v === undefined ? "" : String(v));
-
-function draftOf(mode: ModelFormMode, credentials: Credential[], defaultScope: Scope): Draft {
-  const m = mode.kind === "add" ? undefined : mode.model;
-  return {
-    name: m ? (mode.kind === "duplicate" ? `${m.name}-copy` : m.name) : "",
-    credential_id: m?.credential_id ?? credentials[0]?.id ?? "",
-    model: m?.model ?? "",
-    scope: m?.scope ?? defaultScope,
-    context_window: text(m?.context_window),
-    max_output_tokens: text(m?.max_output_tokens),
-    reasoning_effort: text(m?.reasoning_effort),
-    fast_service_tier: text(m?.fast_service_tier),
-    stall_timeout_ms: text(m?.stall_timeout_ms),
-    price_input_per_mtok: text(m?.price_input_per_mtok),
-    price_output_per_mtok: text(m?.price_output_per_mtok),
-    price_cache_read_per_mtok: text(m?.price_cache_read_per_mtok),
-    price_cache_write_per_mtok: text(m?.price_cache_write_per_mtok),
-    vision: m?.vision ?? true,
-    code_mode: m?.code_mode ?? false,
-    enabled: m?.enabled ?? true,
-    headers: rowsOf(m?.headers),
-    extra_body: m?.extra_body ? JSON.stringify(m.extra_body, null, 2) : "",
-  };
-}
-
-/**
- * The request body. An empty optional field is left out of a new model and cleared (null) in an
- * edit. A number that does not parse is sent as typed, so the API's own message says what is wrong.
- */
-function bodyOf(d: Draft, editing: boolean): { body: Record<string, unknown> } | { problems: Record<string, string> } {
-  const empty = editing ? null : undefined;
-  const body: Record<string, unknown> = { name: d.name, credential_id: d.credential_id, model: d.model };
-  if (!editing) body.scope = d.scope;
-  for (const key of NUMBERS) {
-    const raw = d[key].trim();
-    const n = Number(raw);
-    body[key] = raw === "" ? empty : Number.isFinite(n) ? n : raw;
-  }
-  for (const key of TEXTS) body[key] = d[key].trim() === "" ? empty : d[key];
-  body.vision = d.vision;
-  body.code_mode = d.code_mode;
-  body.enabled = d.enabled;
-  const headers = headersOf(d.headers);
-  body.headers = Object.keys(headers).length > 0 ? headers : empty;
-  if (d.extra_body.trim() === "") body.extra_body = empty;
-  else {
-    try {
-      body.extra_body = JSON.parse(d.extra_body) as unknown;
-    } catch {
-      return { problems: { extra_body: 'This is not valid JSON; write an object such as {"temperature": 0.2}.' } };
-    }
-  }
-  for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
-  return { body };
-}
+import { bodyOf, type Draft, draftOf, type ModelFormMode, type NUMBERS } from "./model-draft.ts";
 
 interface ModelFormProps {
   api: Api;
@@ -111,7 +21,7 @@ interface ModelFormProps {
 
 export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: ModelFormProps) {
   const isAdmin = me.user?.role === "admin";
-  const [draft, setDraft] = useState(() => draftOf(mode, credentials, "user"));
+  const [draft, setDraft] = useState(() => draftOf(mode, credentials, isAdmin));
   const form = useApiForm();
   const headingRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => headingRef.current?.focus(), []);

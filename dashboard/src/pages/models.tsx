@@ -8,7 +8,8 @@ import type { Credential, Model, ModelTest, PageProps } from "../types.ts";
 import { useConfirm } from "../ui/confirm.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { type Column, DataTable } from "../ui/table.tsx";
-import { ModelForm, type ModelFormMode } from "./model-form.tsx";
+import type { ModelFormMode } from "./model-draft.ts";
+import { ModelForm } from "./model-form.tsx";
 
 interface TestState {
   model: Model;
@@ -39,6 +40,8 @@ function ModelsManager({ api, me }: PageProps) {
   const [status, setStatus] = useState("");
   const [form, setForm] = useState<ModelFormMode | null>(null);
   const [test, setTest] = useState<TestState | null>(null);
+  /** Enabled boxes clicked whose change the API has not answered yet. */
+  const [pending, setPending] = useState<ReadonlyMap<string, boolean>>(new Map());
   const [confirmDialog, ask] = useConfirm();
   const addRef = useRef<HTMLButtonElement>(null);
   const isUser = me.principal === "user";
@@ -70,12 +73,27 @@ function ModelsManager({ api, me }: PageProps) {
     }
   }
 
-  const setEnabled = (m: Model, enabled: boolean) =>
-    act(async () => {
+  /**
+   * The box shows the click at once (`pending`, so a re-render meanwhile does not put it back); a
+   * refused change drops it, so the box shows what is stored again, and says why.
+   */
+  const setEnabled = async (m: Model, enabled: boolean) => {
+    setPending((old) => new Map(old).set(m.id, enabled));
+    setActionError(null);
+    try {
       const updated = await api.patch<Model>(`/models/${encodeURIComponent(m.id)}`, { enabled });
       setModels((list) => list?.map((x) => (x.id === m.id ? updated : x)) ?? null);
       setStatus(`${m.name} ${enabled ? "enabled" : "disabled"}.`);
-    });
+    } catch (err) {
+      setActionError(`Could not ${enabled ? "enable" : "disable"} ${m.name}: ${errorText(err)}`);
+    } finally {
+      setPending((old) => {
+        const next = new Map(old);
+        next.delete(m.id);
+        return next;
+      });
+    }
+  };
 
   const remove = async (m: Model) => {
     const ok = await ask({
@@ -126,7 +144,7 @@ function ModelsManager({ api, me }: PageProps) {
       cell: (m) => (
         <input
           type="checkbox"
-          checked={m.enabled}
+          checked={pending.get(m.id) ?? m.enabled}
           disabled={!canManage(m)}
           aria-label={`${m.name} enabled`}
           onChange={(e) => void setEnabled(m, e.currentTarget.checked)}

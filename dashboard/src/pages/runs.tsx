@@ -6,8 +6,7 @@ import { Conversations } from "../runs/conversations.tsx";
 import { LoadMore } from "../runs/load-more.tsx";
 import { usePaged } from "../runs/paged.ts";
 import { RunTable } from "../runs/run-table.tsx";
-import type { Run } from "../runs/shapes.ts";
-import type { PageProps } from "../types.ts";
+import type { PageProps, Run } from "../types.ts";
 import "../runs/runs.css";
 
 type View = "conversations" | "runs";

@@ -5,12 +5,12 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { formatNumber as count, formatPercent as percent, formatUsd as usd } from "../format.ts";
 import { compact, shortDay } from "../usage/axis.ts";
-import type { PageProps } from "../types.ts";
+import type { PageProps, UsageAnswer, UsageRow } from "../types.ts";
 import { Field } from "../ui/field.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { Chart, type ChartSeries } from "../usage/chart.tsx";
 import { type DayRange, PRESETS, presetOf, presetRange, rangeProblems } from "../usage/range.ts";
-import { byTokens, cacheHitRate, everyDay, totalOf, type UsageAnswer, type UsageRow } from "../usage/rows.ts";
+import { byTokens, cacheHitRate, everyDay, totalOf } from "../usage/rows.ts";
 import { UsageTable, type UsageTableRow } from "../usage/tables.tsx";
 import "../usage/usage.css";
 
@@ -192,22 +192,35 @@ function Total({ term, value }: { term: string; value: string }) {
   );
 }
 
-/** Input and output tokens per model or user, biggest first, as bars and a table. */
+/** Per model or user, biggest first: tokens, cache-hit rate and cost as bars, and a table. */
 function Breakdown(props: { id: string; title: string; first: string; rows: UsageTableRow[] }) {
   const rows = useMemo(() => byTokens(props.rows), [props.rows]);
   const labels = useMemo(() => rows.map((r) => String(r.label)), [rows]);
-  const series = useMemo<ChartSeries[]>(
+  const tokenSeries = useMemo<ChartSeries[]>(
     () => [
       { label: "Input", color: COLORS.input, values: rows.map((r) => r.input_tokens) },
       { label: "Output", color: COLORS.output, values: rows.map((r) => r.output_tokens) },
     ],
     [rows],
   );
+  const rateSeries = useMemo<ChartSeries[]>(
+    () => [{ label: "Cache-hit rate", color: COLORS.rate, values: rows.map((r) => cacheHitRate(r)) }],
+    [rows],
+  );
+  const costSeries = useMemo<ChartSeries[]>(
+    () => [{ label: "Cost (USD)", color: COLORS.cost, values: rows.map((r) => r.cost_usd) }],
+    [rows],
+  );
+  const per = props.title.toLowerCase();
   return (
     <section aria-labelledby={props.id}>
       <h2 id={props.id}>{props.title}</h2>
-      <Chart caption={`Tokens ${props.title.toLowerCase()}`} labels={labels} series={series} kind="bars" format={compact} />
-      <UsageTable caption={`Usage ${props.title.toLowerCase()}`} first={props.first} rows={rows} total={totalOf(rows)} />
+      <div class="charts">
+        <Chart caption={`Tokens ${per}`} labels={labels} series={tokenSeries} kind="bars" format={compact} />
+        <Chart caption={`Cache-hit rate ${per}`} labels={labels} series={rateSeries} kind="bars" format={percent} yRange={RATE_RANGE} />
+        <Chart caption={`Cost ${per}`} labels={labels} series={costSeries} kind="bars" format={usd} />
+      </div>
+      <UsageTable caption={`Usage ${per}`} first={props.first} rows={rows} total={totalOf(rows)} />
     </section>
   );
 }

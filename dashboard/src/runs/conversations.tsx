@@ -1,22 +1,17 @@
 // Recent conversations, most recently active first; "Runs" on a row loads that
-// conversation's runs (GET /runs?conversation_id=) into the row below it.
-import { useState } from "preact/hooks";
+// conversation's runs (GET /runs?conversation_id=&user_id=) into the row below it.
 import type { Api } from "../api.ts";
 import { formatNumber as count, formatDateTime as dateTime } from "../format.ts";
 import { usePaged } from "./paged.ts";
 import { RunTable, Status } from "./run-table.tsx";
-import { type Conversation, type Run, shortId, whose } from "./shapes.ts";
+import type { Conversation, Run } from "../types.ts";
+import { useToggleSet } from "../ui/toggle-set.ts";
+import { shortId, whose } from "./shapes.ts";
 import { LoadMore } from "./load-more.tsx";
 
 export function Conversations({ api, showUser }: { api: Api; showUser: boolean }) {
   const list = usePaged<Conversation>(api, "/conversations", "conversations", {});
-  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
-  const toggle = (id: string) =>
-    setOpen((old) => {
-      const next = new Set(old);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
+  const [open, toggle] = useToggleSet();
   const columns = showUser ? 8 : 7;
   if (!list.loading && !list.error && list.items.length === 0) {
     return <p class="empty">No conversations yet. They appear here after their first run.</p>;
@@ -78,7 +73,7 @@ export function Conversations({ api, showUser }: { api: Api; showUser: boolean }
                   isOpen && (
                     <tr key={`${c.id}-runs`} class="details">
                       <td colSpan={columns} id={runsId}>
-                        <ConversationRuns api={api} conversationId={c.id} showUser={showUser} />
+                        <ConversationRuns api={api} conversation={c} showUser={showUser} />
                       </td>
                     </tr>
                   ),
@@ -93,13 +88,24 @@ export function Conversations({ api, showUser }: { api: Api; showUser: boolean }
   );
 }
 
-function ConversationRuns({ api, conversationId, showUser }: { api: Api; conversationId: string; showUser: boolean }) {
-  const runs = usePaged<Run>(api, "/runs", "runs", { conversation_id: conversationId });
+/**
+ * Conversation ids are per principal: the same id under another user is another conversation, so the
+ * query names the user too. The API no longer knows a removed user (email null, not local) and would
+ * answer not_found, so their runs are asked for by conversation id and the other users' dropped here.
+ */
+function ConversationRuns({ api, conversation, showUser }: { api: Api; conversation: Conversation; showUser: boolean }) {
+  const conversationId = conversation.id;
+  const removed = conversation.email === null && conversation.user_id !== "local";
+  const runs = usePaged<Run>(api, "/runs", "runs", {
+    conversation_id: conversationId,
+    user_id: removed ? undefined : conversation.user_id,
+  });
+  const own = runs.items.filter((r) => r.user_id === conversation.user_id);
   return (
     <>
-      {runs.items.length > 0 && (
+      {own.length > 0 && (
         <RunTable
-          runs={runs.items}
+          runs={own}
           caption={`Runs of conversation ${shortId(conversationId)}`}
           showUser={showUser}
           idPrefix={`c-${conversationId}`}

@@ -1,19 +1,14 @@
 // A table of runs; each row's "Details" button opens the run's provider calls
 // (attempts, timings, token counts) in the row below it. Nothing here is text
 // of a prompt or response: the API has none.
-import { useState } from "preact/hooks";
 import { formatNumber as count, formatDateTime as dateTime, formatMs as duration } from "../format.ts";
-import { type ProviderCall, type Run, shortId, whose } from "./shapes.ts";
+import type { ProviderCall, Run } from "../types.ts";
+import { useToggleSet } from "../ui/toggle-set.ts";
+import { shortId, whose } from "./shapes.ts";
 
 export function RunTable(props: { runs: Run[]; caption: string; showUser: boolean; idPrefix: string }) {
   const { runs, caption, showUser, idPrefix } = props;
-  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
-  const toggle = (id: string) =>
-    setOpen((old) => {
-      const next = new Set(old);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
+  const [open, toggle] = useToggleSet();
   const columns = showUser ? 9 : 8;
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must be reachable by keyboard to scroll it

@@ -4,17 +4,9 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Api } from "../api.ts";
 import { formatNumber } from "../format.ts";
+import type { Budget } from "../types.ts";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { budgetText } from "./numbers.ts";
-
-export interface Budget {
-  team_id: string;
-  month: string;
-  monthly_token_budget: number | null;
-  used_tokens: number;
-  reserved_tokens: number;
-  remaining_tokens: number | null;
-}
 
 /** `version` changes when the budget was edited, to read it again. */
 export function BudgetMeter({ api, teamId, version }: { api: Api; teamId: string; version: number }) {

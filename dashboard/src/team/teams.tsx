@@ -1,11 +1,12 @@
 // The operator's view of every team (GET /teams): pick one to manage, or create
 // one with a name and an optional monthly budget (POST /teams).
-import { useRef, useState } from "preact/hooks";
-import { type Api, ApiError } from "../api.ts";
+import { useState } from "preact/hooks";
+import type { Api } from "../api.ts";
 import { formatDateTime, formatNumber } from "../format.ts";
 import type { Team } from "../types.ts";
-import { focusFirstInvalid, TextField } from "../ui/field.tsx";
-import { ErrorNotice, errorText } from "../ui/notice.tsx";
+import { TextField } from "../ui/field.tsx";
+import { useApiForm } from "../ui/form.ts";
+import { ErrorNotice } from "../ui/notice.tsx";
 import { parseWhole } from "./numbers.ts";
 
 export function TeamList({ teams, selected, onPick }: { teams: Team[]; selected: string | undefined; onPick: (id: string) => void }) {
@@ -47,49 +48,40 @@ export function TeamList({ teams, selected, onPick }: { teams: Team[]; selected:
 export function CreateTeam({ api, onCreated }: { api: Api; onCreated: (team: Team) => void }) {
   const [name, setName] = useState("");
   const [budget, setBudget] = useState("");
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
+  const form = useApiForm();
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    setError("");
     const parsed = parseWhole(budget, 0);
     const problems: Record<string, string> = {};
     if (name.trim() === "") problems.name = "Enter a name.";
     if ("error" in parsed) problems.monthly_token_budget = parsed.error;
-    setFields(problems);
-    if ("error" in parsed || problems.name) {
-      setTimeout(() => focusFirstInvalid(form.current));
+    if ("error" in parsed || Object.keys(problems).length > 0) {
+      form.fail(problems);
       return;
     }
-    setBusy(true);
-    try {
-      const team = await api.post<Team>("/teams", { name: name.trim(), monthly_token_budget: parsed.value });
+    let team: Team | undefined;
+    const ok = await form.run(async () => {
+      team = await api.post<Team>("/teams", { name: name.trim(), monthly_token_budget: parsed.value });
+    }, "name");
+    if (ok && team) {
       setName("");
       setBudget("");
       onCreated(team);
-    } catch (err) {
-      setFields(err instanceof ApiError ? err.fields : {});
-      setError(`Could not create the team: ${errorText(err)}`);
-      setTimeout(() => focusFirstInvalid(form.current));
-    } finally {
-      setBusy(false);
     }
   };
 
   return (
-    <form ref={form} onSubmit={submit} noValidate aria-labelledby="create-team-title">
+    <form ref={form.formRef} onSubmit={submit} noValidate aria-labelledby="create-team-title">
       <h2 id="create-team-title">Create a team</h2>
-      <ErrorNotice>{error}</ErrorNotice>
+      <ErrorNotice>{form.alert}</ErrorNotice>
       <div class="form-grid">
         <TextField
           label="Team name"
           name="name"
           value={name}
           onValue={setName}
-          error={fields.name}
+          error={form.fields.name}
           required
           maxLength={200}
           autocomplete="off"
@@ -99,15 +91,15 @@ export function CreateTeam({ api, onCreated }: { api: Api; onCreated: (team: Tea
           name="monthly_token_budget"
           value={budget}
           onValue={setBudget}
-          error={fields.monthly_token_budget}
+          error={form.fields.monthly_token_budget}
           inputMode="numeric"
           autocomplete="off"
           hint="Input + output tokens per calendar month (UTC). Leave empty for no budget."
         />
       </div>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Creating…" : "Create team"}
+        <button type="submit" class="primary" disabled={form.busy}>
+          {form.busy ? "Creating…" : "Create team"}
         </button>
       </div>
     </form>

@@ -1,11 +1,11 @@
 // The fields of a team user: email (when adding), role and the two limits
 // (docs/hosting.md#limits). Blank limits are "no limit" (null); the same form
 // adds a user (POST /teams/{id}/users) and edits one (PATCH /users/{id}).
-import { useRef, useState } from "preact/hooks";
-import { ApiError } from "../api.ts";
+import { useState } from "preact/hooks";
 import type { User } from "../types.ts";
-import { focusFirstInvalid, SelectField, TextField } from "../ui/field.tsx";
-import { ErrorNotice, errorText } from "../ui/notice.tsx";
+import { SelectField, TextField } from "../ui/field.tsx";
+import { useApiForm } from "../ui/form.ts";
+import { ErrorNotice } from "../ui/notice.tsx";
 import { parseWhole, wholeText } from "./numbers.ts";
 
 export interface UserFields {
@@ -34,52 +34,42 @@ export function UserForm({ user, submitLabel, onSubmit, onCancel }: Props) {
   const [role, setRole] = useState<string>(user?.role ?? "member");
   const [rpm, setRpm] = useState(wholeText(user?.requests_per_minute ?? null));
   const [concurrent, setConcurrent] = useState(wholeText(user?.max_concurrent_runs ?? null));
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
+  const form = useApiForm();
   const adding = user === undefined;
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    setError("");
     const rpmValue = parseWhole(rpm, 1);
     const concurrentValue = parseWhole(concurrent, 1);
     const problems: Record<string, string> = {};
     if (adding && !/^[^\s@]+@[^\s@]+$/.test(email.trim())) problems.email = "Enter an email address.";
     if ("error" in rpmValue) problems.requests_per_minute = rpmValue.error;
     if ("error" in concurrentValue) problems.max_concurrent_runs = concurrentValue.error;
-    setFields(problems);
-    if ("error" in rpmValue || "error" in concurrentValue || problems.email) {
-      setTimeout(() => focusFirstInvalid(form.current));
+    if ("error" in rpmValue || "error" in concurrentValue || Object.keys(problems).length > 0) {
+      form.fail(problems);
       return;
     }
-    setBusy(true);
-    try {
-      await onSubmit({
-        ...(adding && { email: email.trim() }),
-        role: role === "admin" ? "admin" : "member",
-        requests_per_minute: rpmValue.value,
-        max_concurrent_runs: concurrentValue.value,
-      });
-      if (adding) {
-        setEmail("");
-        setRpm("");
-        setConcurrent("");
-        setRole("member");
-      }
-    } catch (err) {
-      setFields(err instanceof ApiError ? err.fields : {});
-      setError(`${adding ? "Could not add the user" : "Could not save the user"}: ${errorText(err)}`);
-      setTimeout(() => focusFirstInvalid(form.current));
-    } finally {
-      setBusy(false);
+    const ok = await form.run(
+      () =>
+        onSubmit({
+          ...(adding && { email: email.trim() }),
+          role: role === "admin" ? "admin" : "member",
+          requests_per_minute: rpmValue.value,
+          max_concurrent_runs: concurrentValue.value,
+        }),
+      adding ? "email" : undefined, // a taken email: said at the Email field
+    );
+    if (ok && adding) {
+      setEmail("");
+      setRpm("");
+      setConcurrent("");
+      setRole("member");
     }
   };
 
   return (
-    <form ref={form} class="user-form" onSubmit={submit} noValidate aria-label={adding ? "Add a user" : `Edit ${user.email}`}>
-      <ErrorNotice>{error}</ErrorNotice>
+    <form ref={form.formRef} class="user-form" onSubmit={submit} noValidate aria-label={adding ? "Add a user" : `Edit ${user.email}`}>
+      <ErrorNotice>{form.alert}</ErrorNotice>
       <div class="form-grid">
         {adding && (
           <TextField
@@ -88,18 +78,18 @@ export function UserForm({ user, submitLabel, onSubmit, onCancel }: Props) {
             type="email"
             value={email}
             onValue={setEmail}
-            error={fields.email}
+            error={form.fields.email}
             required
             autocomplete="off"
           />
         )}
-        <SelectField label="Role" name="role" value={role} onValue={setRole} options={ROLES} error={fields.role} />
+        <SelectField label="Role" name="role" value={role} onValue={setRole} options={ROLES} error={form.fields.role} />
         <TextField
           label="Requests per minute"
           name="requests_per_minute"
           value={rpm}
           onValue={setRpm}
-          error={fields.requests_per_minute}
+          error={form.fields.requests_per_minute}
           inputMode="numeric"
           autocomplete="off"
           hint="Runs started in any 60 s. Empty: no limit."
@@ -109,15 +99,15 @@ export function UserForm({ user, submitLabel, onSubmit, onCancel }: Props) {
           name="max_concurrent_runs"
           value={concurrent}
           onValue={setConcurrent}
-          error={fields.max_concurrent_runs}
+          error={form.fields.max_concurrent_runs}
           inputMode="numeric"
           autocomplete="off"
           hint="Runs in progress at once. Empty: no limit."
         />
       </div>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Saving…" : submitLabel}
+        <button type="submit" class="primary" disabled={form.busy}>
+          {form.busy ? "Saving…" : submitLabel}
         </button>
         {onCancel && (
           <button type="button" onClick={onCancel}>

@@ -2,20 +2,7 @@
 // each input labelled; an empty row is ignored. The API checks which names are
 // allowed (docs/outbound-safety.md), and its message shows under the group.
 import { useId } from "preact/hooks";
-
-export interface HeaderRow {
-  name: string;
-  value: string;
-}
-
-export function rowsOf(headers: Record<string, string> | null | undefined): HeaderRow[] {
-  return Object.entries(headers ?? {}).map(([name, value]) => ({ name, value }));
-}
-
-/** The rows as a record; rows without a name are left out. */
-export function headersOf(rows: HeaderRow[]): Record<string, string> {
-  return Object.fromEntries(rows.filter((r) => r.name.trim() !== "").map((r) => [r.name.trim(), r.value]));
-}
+import type { HeaderRow } from "./header-rows.ts";
 
 interface HeadersEditorProps {
   rows: HeaderRow[];

@@ -110,7 +110,13 @@ export function Chart(props: ChartProps) {
             ],
           },
         };
-        plot = new uPlot(options, [xs, ...series.map((s) => s.values)], el);
+        const data: (number | null)[][] = [xs, ...series.map((s) => s.values)];
+        plot = new uPlot(options, data as uPlotType.AlignedData, el);
+        // What the plot was given, summed per series, for the browser check (e2e/dashboard.ts) to
+        // see that it drew the figures and not an empty frame.
+        el.dataset.totals = JSON.stringify(
+          Object.fromEntries(series.map((s, i) => [s.label, (data[i + 1] ?? []).reduce<number>((sum, v) => sum + (v ?? 0), 0)])),
+        );
         observer = new ResizeObserver(() => plot?.setSize({ width: Math.max(200, el.clientWidth), height }));
         observer.observe(el);
       },

@@ -1,32 +1,8 @@
-// Shapes of GET /api/v1/usage (docs/hosting.md#usage-api) and the sums the
-// Usage page shows: days without usage become zeros, the cache-hit rate is
-// cache-read tokens over input tokens (input counts the whole prompt).
+// The sums the Usage page shows from GET /api/v1/usage (docs/hosting.md#usage-api;
+// its shapes are in ../types.ts): days without usage become zeros, the cache-hit
+// rate is cache-read tokens over input tokens (input counts the whole prompt).
+import type { UsageFigures, UsageRow } from "../types.ts";
 import { type DayRange, daysOf } from "./range.ts";
-
-export interface UsageFigures {
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  reasoning_tokens: number;
-  cost_usd: number;
-}
-
-export interface UsageRow extends UsageFigures {
-  day?: string;
-  model?: string;
-  user_id?: string;
-  /** With group_by=user: null for `local` and removed users. */
-  email?: string | null;
-}
-
-export interface UsageAnswer {
-  from: string;
-  to: string;
-  group_by: "day" | "user" | "model";
-  rows: UsageRow[];
-}
 
 const ZERO: UsageFigures = {
   requests: 0,

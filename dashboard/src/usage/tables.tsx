@@ -3,7 +3,8 @@
 // on a narrow screen rather than squeezing.
 import type { ComponentChildren } from "preact";
 import { formatNumber as count, formatPercent as percent, formatUsd as usd } from "../format.ts";
-import { cacheHitRate, type UsageFigures } from "./rows.ts";
+import type { UsageFigures } from "../types.ts";
+import { cacheHitRate } from "./rows.ts";
 
 export interface UsageTableRow extends UsageFigures {
   key: string;

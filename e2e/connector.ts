@@ -34,6 +34,7 @@ export interface ConnectorCheckOptions {
 
 const CURSOR_SESSION = "cursor-session-token-not-for-byok";
 const CALL_TIMEOUT_MS = 15_000;
+const LOG_TIMEOUT_MS = 5_000;
 const HOST = "api2.cursor.sh";
 
 function assert(condition: unknown, message: string): asserts condition {
@@ -46,6 +47,26 @@ export async function checkConnector({ check, edge, modelName, turn }: Connector
   const realHost = await startTlsStandIn(pki, [HOST]);
   const ca = loadOrCreateCa(configDir);
   const logLines: string[] = [];
+  const waiters: Array<{ pattern: RegExp; resolve: () => void }> = [];
+  const onLog = (line: string) => {
+    logLines.push(line);
+    for (const w of waiters.filter((w) => w.pattern.test(line))) w.resolve();
+  };
+  // The connector logs a request when its response has been relayed, which may be just after
+  // the client read the last byte; so wait for the line (bounded) instead of expecting it.
+  const logged = async (pattern: RegExp): Promise<boolean> => {
+    if (logLines.some((l) => pattern.test(l))) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const seen = new Promise<boolean>((resolve) => waiters.push({ pattern, resolve: () => resolve(true) }));
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), LOG_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([seen, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const connector = await startConnector({
     deploymentUrl: edge.baseUrl,
     token: edge.token,
@@ -55,7 +76,7 @@ export async function checkConnector({ check, edge, modelName, turn }: Connector
     resolveUpstream: (host, port) =>
       host === HOST && port === 443 ? { host: "127.0.0.1", port: realHost.port } : { host: "127.0.0.1", port: 9 },
     upstreamCa: [pki.caPem],
-    log: (line) => logLines.push(line),
+    log: onLog,
   });
   const trusted = [ca.certPem, pki.caPem];
   const route: Route = { baseUrl: `https://${HOST}`, nodeOptions: throughProxy(connector.port, HOST, trusted) };
@@ -74,17 +95,11 @@ export async function checkConnector({ check, edge, modelName, turn }: Connector
       const models = await ai.availableModels({}, { timeoutMs: CALL_TIMEOUT_MS });
       assert(models.modelNames.includes(modelName), `AvailableModels listed ${JSON.stringify(models.modelNames)}`);
       assert(realHost.requests.length === 0, "a catalogue call reached the real host");
-      assert(
-        logLines.some((l) => /^POST \/aiserver\.v1\.AiService\/AvailableModels 200 /.test(l)),
-        `log: ${JSON.stringify(logLines)}`,
-      );
+      assert(await logged(/^POST \/aiserver\.v1\.AiService\/AvailableModels 200 /), `log: ${JSON.stringify(logLines)}`);
     });
     await check("through the connector, a RunSSE turn runs on the deployment with the user's token", async () => {
       await turn(route, CURSOR_SESSION);
-      assert(
-        logLines.some((l) => /^POST \/agent\.v1\.AgentService\/RunSSE 200 /.test(l)),
-        `no RunSSE in the log: ${JSON.stringify(logLines)}`,
-      );
+      assert(await logged(/^POST \/agent\.v1\.AgentService\/RunSSE 200 /), `no RunSSE in the log: ${JSON.stringify(logLines)}`);
     });
     await check("through the connector, an account call reaches the real host unchanged", async () => {
       const body = new Uint8Array([8, 1, 16, 2]);

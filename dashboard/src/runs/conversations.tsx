@@ -6,7 +6,7 @@ import { usePaged } from "./paged.ts";
 import { RunTable, Status } from "./run-table.tsx";
 import type { Conversation, Run } from "../types.ts";
 import { useToggleSet } from "../ui/toggle-set.ts";
-import { shortId, whose } from "./shapes.ts";
+import { rowKey, shortId, whose } from "./shapes.ts";
 import { LoadMore } from "./load-more.tsx";
 
 export function Conversations({ api, showUser }: { api: Api; showUser: boolean }) {
@@ -43,17 +43,18 @@ export function Conversations({ api, showUser }: { api: Api; showUser: boolean }
             </thead>
             <tbody>
               {list.items.map((c) => {
-                const isOpen = open.has(c.id);
-                const runsId = `conversation-${c.id}-runs`;
+                const key = rowKey(c);
+                const isOpen = open.has(key);
+                const runsId = `conversation-${key}-runs`;
                 return [
-                  <tr key={c.id}>
+                  <tr key={key}>
                     <th scope="row">
                       <button
                         type="button"
                         class="link"
                         aria-expanded={isOpen}
                         aria-controls={isOpen ? runsId : undefined}
-                        onClick={() => toggle(c.id)}
+                        onClick={() => toggle(key)}
                       >
                         <span class="visually-hidden">{isOpen ? "Hide runs of" : "Show runs of"} conversation </span>
                         <code title={c.id}>{shortId(c.id)}</code>
@@ -71,7 +72,7 @@ export function Conversations({ api, showUser }: { api: Api; showUser: boolean }
                     <td class="num">{count(c.output_tokens)}</td>
                   </tr>,
                   isOpen && (
-                    <tr key={`${c.id}-runs`} class="details">
+                    <tr key={`${key}-runs`} class="details">
                       <td colSpan={columns} id={runsId}>
                         <ConversationRuns api={api} conversation={c} showUser={showUser} />
                       </td>
@@ -108,7 +109,7 @@ function ConversationRuns({ api, conversation, showUser }: { api: Api; conversat
           runs={own}
           caption={`Runs of conversation ${shortId(conversationId)}`}
           showUser={showUser}
-          idPrefix={`c-${conversationId}`}
+          idPrefix={`c-${rowKey(conversation)}`}
         />
       )}
       <LoadMore list={runs} what="runs" />

@@ -4,7 +4,7 @@
 import { formatNumber as count, formatDateTime as dateTime, formatMs as duration } from "../format.ts";
 import type { ProviderCall, Run } from "../types.ts";
 import { useToggleSet } from "../ui/toggle-set.ts";
-import { shortId, whose } from "./shapes.ts";
+import { rowKey, shortId, whose } from "./shapes.ts";
 
 export function RunTable(props: { runs: Run[]; caption: string; showUser: boolean; idPrefix: string }) {
   const { runs, caption, showUser, idPrefix } = props;
@@ -38,10 +38,11 @@ export function RunTable(props: { runs: Run[]; caption: string; showUser: boolea
         </thead>
         <tbody>
           {runs.map((run) => {
-            const detailsId = `${idPrefix}-${run.id}-calls`;
-            const isOpen = open.has(run.id);
+            const key = rowKey(run);
+            const detailsId = `${idPrefix}-${key}-calls`;
+            const isOpen = open.has(key);
             return [
-              <tr key={run.id}>
+              <tr key={key}>
                 <th scope="row">
                   <span title={run.started_at ?? undefined}>{dateTime(run.started_at)}</span>
                 </th>
@@ -60,7 +61,7 @@ export function RunTable(props: { runs: Run[]; caption: string; showUser: boolea
                     class="link"
                     aria-expanded={isOpen}
                     aria-controls={isOpen ? detailsId : undefined}
-                    onClick={() => toggle(run.id)}
+                    onClick={() => toggle(key)}
                   >
                     {isOpen ? "Hide" : "Details"} ({run.provider_calls.length})
                     <span class="visually-hidden"> of the run started {dateTime(run.started_at)}</span>
@@ -68,7 +69,7 @@ export function RunTable(props: { runs: Run[]; caption: string; showUser: boolea
                 </td>
               </tr>,
               isOpen && (
-                <tr key={`${run.id}-calls`} class="details">
+                <tr key={`${key}-calls`} class="details">
                   <td colSpan={columns} id={detailsId}>
                     <ul class="run-ids">
                       <li>

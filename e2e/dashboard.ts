@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { toHex } from "../src/proto/bytes.ts";
+import { deferred } from "../test/support/deferred.ts";
 import type { Step } from "../test/support/fake-provider-types.ts";
 // Aliased: the checks below read as calls of the API, `call(baseUrl, token, method, path, body)`.
 import { callApi as call } from "./support/admin-api.ts";
@@ -329,24 +330,46 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       assert(raw === "provider returned HTTP 404: The model `fake-missing` does not exist", `the error shown was ${JSON.stringify(raw)}`);
       await expectAccessible(page, "Models with a failed test");
 
-      // A refused change puts the box back and says why (the API is made to refuse it here, once).
+      // A refused change puts the box back and says why (the API is made to refuse it here). While
+      // the change is out the box ignores another click (here by keyboard: it keeps focus), so no
+      // second change races the first.
       const enabledBox = page.getByRole("checkbox", { name: "ui-model-broken enabled" });
-      await page.route("**/api/v1/models/*", (route) =>
-        route.request().method() === "PATCH"
-          ? route.fulfill({
-              status: 503,
-              contentType: "application/json",
-              body: JSON.stringify({ error: { code: "unavailable", message: "try again later" } }),
-            })
-          : route.fallback(),
-      );
+      const refusal = {
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { code: "unavailable", message: "try again later" } }),
+      };
+      const release = deferred();
+      let patches = 0;
+      await page.route("**/api/v1/models/*", async (route) => {
+        if (route.request().method() !== "PATCH") return route.fallback();
+        patches += 1;
+        await release.promise;
+        await route.fulfill(refusal);
+      });
       await enabledBox.click();
+      await page.locator('input[aria-label="ui-model-broken enabled"][aria-disabled="true"]').waitFor();
+      await page.keyboard.press("Space");
+      assert(!(await enabledBox.isChecked()), "a second click while the change was out toggled the box again");
+      const focused = await focusedDescription(page);
+      assert(focused === "ui-model-broken enabled", `the box lost focus while its change was out, to ${JSON.stringify(focused)}`);
+      release.resolve();
       await page.getByRole("alert").filter({ hasText: "Could not disable ui-model-broken: try again later" }).waitFor();
       assert(await enabledBox.isChecked(), "the Enabled box stayed cleared after the API refused the change");
+      assert(patches === 1, `the box sent ${patches} changes for one accepted click`);
       await page.unroute("**/api/v1/models/*");
       await enabledBox.uncheck();
       await page.getByRole("status").filter({ hasText: "ui-model-broken disabled." }).waitFor();
       assert(!(await page.getByRole("alert").filter({ hasText: "Could not disable" }).isVisible()), "the refusal is still shown");
+      // A refusal after a success takes the success's news away: it is no longer what is stored.
+      await page.route("**/api/v1/models/*", (route) => (route.request().method() === "PATCH" ? route.fulfill(refusal) : route.fallback()));
+      await enabledBox.click();
+      await page.getByRole("alert").filter({ hasText: "Could not enable ui-model-broken: try again later" }).waitFor();
+      assert(
+        !(await page.getByRole("status").filter({ hasText: "ui-model-broken disabled." }).isVisible()),
+        "the earlier success is still shown",
+      );
+      await page.unroute("**/api/v1/models/*");
       const models = await call<{ models: { name: string; enabled: boolean }[] }>(baseUrl, need(state.token, "sign in"), "GET", "/models");
       assert(models.models.find((m) => m.name === "ui-model-broken")?.enabled === false, "the toggle did not disable the model");
 

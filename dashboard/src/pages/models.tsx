@@ -42,6 +42,7 @@ function ModelsManager({ api, me }: PageProps) {
   const [test, setTest] = useState<TestState | null>(null);
   /** Enabled boxes clicked whose change the API has not answered yet. */
   const [pending, setPending] = useState<ReadonlyMap<string, boolean>>(new Map());
+  const inFlight = useRef(new Set<string>());
   const [confirmDialog, ask] = useConfirm();
   const addRef = useRef<HTMLButtonElement>(null);
   const isUser = me.principal === "user";
@@ -75,9 +76,14 @@ function ModelsManager({ api, me }: PageProps) {
 
   /**
    * The box shows the click at once (`pending`, so a re-render meanwhile does not put it back); a
-   * refused change drops it, so the box shows what is stored again, and says why.
+   * refused change drops it, so the box shows what is stored again, and says why. One change per
+   * model is out at a time: a click meanwhile is ignored (the box is aria-disabled, not disabled, so
+   * it keeps focus), else two answers could arrive out of order and show a state that is not stored.
+   * `inFlight` is read by the click itself, so two clicks before a re-render are caught too.
    */
   const setEnabled = async (m: Model, enabled: boolean) => {
+    if (inFlight.current.has(m.id)) return;
+    inFlight.current.add(m.id);
     setPending((old) => new Map(old).set(m.id, enabled));
     setActionError(null);
     try {
@@ -85,8 +91,10 @@ function ModelsManager({ api, me }: PageProps) {
       setModels((list) => list?.map((x) => (x.id === m.id ? updated : x)) ?? null);
       setStatus(`${m.name} ${enabled ? "enabled" : "disabled"}.`);
     } catch (err) {
+      setStatus("");
       setActionError(`Could not ${enabled ? "enable" : "disable"} ${m.name}: ${errorText(err)}`);
     } finally {
+      inFlight.current.delete(m.id);
       setPending((old) => {
         const next = new Map(old);
         next.delete(m.id);
@@ -146,7 +154,12 @@ function ModelsManager({ api, me }: PageProps) {
           type="checkbox"
           checked={pending.get(m.id) ?? m.enabled}
           disabled={!canManage(m)}
+          aria-disabled={pending.has(m.id) || undefined}
           aria-label={`${m.name} enabled`}
+          onClick={(e) => {
+            // Undoes the browser's own toggle of a click that is ignored (no change event follows).
+            if (inFlight.current.has(m.id)) e.preventDefault();
+          }}
           onChange={(e) => void setEnabled(m, e.currentTarget.checked)}
         />
       ),

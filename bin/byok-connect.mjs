@@ -18868,7 +18868,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { connect as netConnect } from "node:net";
 import { performance } from "node:perf_hooks";
-import { TLSSocket } from "node:tls";
+import { createSecureContext as createSecureContext2, TLSSocket } from "node:tls";
 
 // connector/leaf-certs.ts
 var import_node_forge2 = __toESM(require_lib(), 1);
@@ -18966,12 +18966,17 @@ async function startConnector(options2) {
   const routedHosts = options2.routedHosts ?? ROUTED_HOSTS;
   const resolveUpstream = options2.resolveUpstream ?? ((host, port) => ({ host, port }));
   const upstreamCa2 = upstreamCa(options2.upstreamCa);
+  const upstreamContext = upstreamCa2 && createSecureContext2({ ca: upstreamCa2 });
   const connectTimeoutMs = options2.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const headTimeoutMs = options2.responseHeadTimeoutMs ?? RESPONSE_HEAD_TIMEOUT_MS;
   const log = options2.log ?? (() => {
   });
   const leaves = new LeafCerts(options2.ca, routedHosts);
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  const agents = {
+    http: new HttpAgent({ keepAlive: true }),
+    https: new HttpsAgent({ keepAlive: true }),
+    realHosts: new HttpsAgent({ keepAlive: true, ...upstreamContext && { secureContext: upstreamContext } })
+  };
   const sockets = /* @__PURE__ */ new Set();
   const track = (socket) => {
     sockets.add(socket);
@@ -19053,8 +19058,7 @@ async function startConnector(options2) {
       method: req.method,
       path: req.url,
       headers: withoutHopByHop(req.headers),
-      agent: agents.https,
-      ...upstreamCa2 && { ca: upstreamCa2 }
+      agent: agents.realHosts
     });
     relay(req, res, upstream, host, () => {
     });
@@ -19158,6 +19162,7 @@ async function startConnector(options2) {
       for (const socket of sockets) socket.destroy();
       agents.http.destroy();
       agents.https.destroy();
+      agents.realHosts.destroy();
       await closed;
     }
   };

@@ -19,7 +19,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { connect as netConnect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import { TLSSocket } from "node:tls";
+import { createSecureContext, TLSSocket } from "node:tls";
 import type { CertificateAuthority } from "./ca.ts";
 import { LeafCerts } from "./leaf-certs.ts";
 import { isRoutedHost, isRoutedPath, ROUTED_HOSTS } from "./routes.ts";
@@ -78,12 +78,21 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
   const base = deploymentBase(options.deploymentUrl);
   const routedHosts = options.routedHosts ?? ROUTED_HOSTS;
   const resolveUpstream = options.resolveUpstream ?? ((host: string, port: number) => ({ host, port }));
+  // Built once: with the OS store (Node >= 22.15) it is some 260 PEMs, and a context built per
+  // upstream socket would block the event loop carrying the RunSSE streams for ~27 ms each.
   const upstreamCa = trustedForUpstream(options.upstreamCa);
+  const upstreamContext = upstreamCa && createSecureContext({ ca: upstreamCa });
   const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const headTimeoutMs = options.responseHeadTimeoutMs ?? RESPONSE_HEAD_TIMEOUT_MS;
   const log = options.log ?? (() => {});
   const leaves = new LeafCerts(options.ca, routedHosts);
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  // The real hosts have their own agent: its trust is not the deployment's, and given as a context
+  // (not `ca`) it stays out of the agent's pool key, which would otherwise carry every PEM.
+  const agents = {
+    http: new HttpAgent({ keepAlive: true }),
+    https: new HttpsAgent({ keepAlive: true }),
+    realHosts: new HttpsAgent({ keepAlive: true, ...(upstreamContext && { secureContext: upstreamContext }) }),
+  };
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -173,8 +182,7 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
       method: req.method,
       path: req.url,
       headers: withoutHopByHop(req.headers),
-      agent: agents.https,
-      ...(upstreamCa && { ca: upstreamCa }),
+      agent: agents.realHosts,
     });
     relay(req, res, upstream, host, () => {});
   }
@@ -287,6 +295,7 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
       for (const socket of sockets) socket.destroy();
       agents.http.destroy();
       agents.https.destroy();
+      agents.realHosts.destroy();
       await closed;
     },
   };

@@ -1,6 +1,7 @@
 // The dashboard's shell (docs/dashboard.md): the sign-in form, then the navigation
 // the caller's role allows (GET /api/v1/me), a hash router (#/models …) and the page.
-// The token lives in session.ts; a 401 anywhere signs out with SESSION_ENDED.
+// The token lives in session.ts; a 401 for the token still signed in signs out with
+// SESSION_ENDED (a late 401 for an older token leaves a newer session alone).
 import type { FunctionComponent } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type Api, ApiError, createApi } from "./api.ts";

@@ -1,5 +1,6 @@
 // How the dashboard writes numbers, money and times: in the reader's locale,
-// timestamps in their time zone with the zone's abbreviation shown (UTC, CET…),
+// timestamps in their time zone with the zone's short name as the locale writes it
+// (UTC, GMT+1, CET…),
 // "—" for nothing.
 const DASH = "—";
 

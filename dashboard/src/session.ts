@@ -1,6 +1,7 @@
 // The signed-in token, kept in sessionStorage only (never in the URL or localStorage),
-// so it lasts as long as the tab. A 401 from any call ends the session with the
-// message the sign-in form shows (docs/dashboard.md#sign-in-and-roles).
+// so it lasts as long as the tab. A 401 for the token still signed in ends the session
+// with the message the sign-in form shows (endSessionOf); a late 401 for a token signed
+// out or replaced since changes nothing (docs/dashboard.md#sign-in-and-roles).
 const KEY = "byok-edge.token";
 
 /** Shown on the sign-in form after a call was refused with 401. */

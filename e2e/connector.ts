@@ -57,7 +57,11 @@ export async function checkConnector({ check, edge, modelName, turn }: Connector
   const logged = async (pattern: RegExp): Promise<boolean> => {
     if (logLines.some((l) => pattern.test(l))) return true;
     let timer: NodeJS.Timeout | undefined;
-    const seen = new Promise<boolean>((resolve) => waiters.push({ pattern, resolve: () => resolve(true) }));
+    let waiter: { pattern: RegExp; resolve: () => void } | undefined;
+    const seen = new Promise<boolean>((resolve) => {
+      waiter = { pattern, resolve: () => resolve(true) };
+      waiters.push(waiter);
+    });
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), LOG_TIMEOUT_MS);
     });
@@ -65,6 +69,9 @@ export async function checkConnector({ check, edge, modelName, turn }: Connector
       return await Promise.race([seen, timeout]);
     } finally {
       clearTimeout(timer);
+      // Seen or timed out, it waits no more: a later line must not find it.
+      const at = waiter ? waiters.indexOf(waiter) : -1;
+      if (at >= 0) waiters.splice(at, 1);
     }
   };
   const connector = await startConnector({

@@ -8,6 +8,8 @@ import { callApi } from "./support/admin-api.ts";
 import { until } from "./support/until.ts";
 
 const CALL_TIMEOUT_MS = 15_000;
+/** What each create here must answer (docs/hosting.md#admin-api). */
+const CREATED = 201;
 
 /** Runs one turn as `token` on `model`, asserting the provider got `apiKey` (e2e/main.ts checkTurn). */
 export type Turn = (token: string, model: string, apiKey: string) => Promise<string>;
@@ -15,28 +17,56 @@ export type Turn = (token: string, model: string, apiKey: string) => Promise<str
 export async function checkTwoTeams(baseUrl: string, adminToken: string, providerBase: string, upstreamModel: string, turn: Turn) {
   const teams: { userId: string; token: string; apiKey: string }[] = [];
   for (const name of ["Red", "Blue"]) {
-    const team = await callApi<{ id: string }>(baseUrl, adminToken, "POST", "/teams", { name: `${name} ${toHex(randomBytes(3))}` });
-    const admin = await callApi<{ id: string }>(baseUrl, adminToken, "POST", `/teams/${team.id}/users`, {
-      email: `${name.toLowerCase()}@example.com`,
-      role: "admin",
-    });
-    const { token } = await callApi<{ token: string }>(baseUrl, adminToken, "POST", `/users/${admin.id}/tokens`, { name: "e2e" });
+    const team = await callApi<{ id: string }>(
+      baseUrl,
+      adminToken,
+      "POST",
+      "/teams",
+      { name: `${name} ${toHex(randomBytes(3))}` },
+      CREATED,
+    );
+    const admin = await callApi<{ id: string }>(
+      baseUrl,
+      adminToken,
+      "POST",
+      `/teams/${team.id}/users`,
+      {
+        email: `${name.toLowerCase()}@example.com`,
+        role: "admin",
+      },
+      CREATED,
+    );
+    const { token } = await callApi<{ token: string }>(baseUrl, adminToken, "POST", `/users/${admin.id}/tokens`, { name: "e2e" }, CREATED);
     const apiKey = `sk-${name.toLowerCase()}-${toHex(randomBytes(12))}`;
-    const credential = await callApi<{ id: string }>(baseUrl, token, "POST", "/credentials", {
-      name: `${name} key`,
-      provider: "openai-chat",
-      base_url: `${providerBase}/v1`,
-      api_key: apiKey,
-      scope: "team",
-    });
+    const credential = await callApi<{ id: string }>(
+      baseUrl,
+      token,
+      "POST",
+      "/credentials",
+      {
+        name: `${name} key`,
+        provider: "openai-chat",
+        base_url: `${providerBase}/v1`,
+        api_key: apiKey,
+        scope: "team",
+      },
+      CREATED,
+    );
     // The same model name in both teams: each token must reach its own team's.
-    await callApi(baseUrl, token, "POST", "/models", {
-      name: "team-model",
-      credential_id: credential.id,
-      model: upstreamModel,
-      scope: "team",
-      context_window: 131_072,
-    });
+    await callApi(
+      baseUrl,
+      token,
+      "POST",
+      "/models",
+      {
+        name: "team-model",
+        credential_id: credential.id,
+        model: upstreamModel,
+        scope: "team",
+        context_window: 131_072,
+      },
+      CREATED,
+    );
     teams.push({ userId: admin.id, token, apiKey });
   }
   for (const team of teams) await turn(team.token, "team-model", team.apiKey);

@@ -1,6 +1,7 @@
 // The admin API (docs/hosting.md#admin-api) from Node, for the end-to-end checks and
 // the screenshots' seed: one JSON call with a bearer token and a bounded wait; any
-// answer outside 2xx throws with its status and the API's error code and message
+// answer outside 2xx (or other than the status the caller expects, e.g. 201 for a
+// create) throws with its status and the API's error code and message
 // (docs/hosting.md#errors). Tests inside the Workers runtime have their own client
 // (test/support/admin-client.ts), which calls the worker directly.
 
@@ -32,8 +33,18 @@ function errorOf(text: string): { code: string; message: string } {
   return { code: "unknown", message: text.slice(0, 500) || "(empty body)" };
 }
 
-/** `path` is relative to /api/v1 (e.g. "/teams"); resolves with the parsed JSON body (undefined when empty). */
-export async function callApi<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * `path` is relative to /api/v1 (e.g. "/teams"); resolves with the parsed JSON body (undefined when
+ * empty). With `expectStatus`, only that status is an answer (a create: 201), any other throws.
+ */
+export async function callApi<T>(
+  baseUrl: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  expectStatus?: number,
+): Promise<T> {
   const res = await fetch(`${baseUrl}/api/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
@@ -44,6 +55,9 @@ export async function callApi<T>(baseUrl: string, token: string, method: string,
   if (!res.ok) {
     const { code, message } = errorOf(text);
     throw new AdminApiError(method, path, res.status, code, message);
+  }
+  if (expectStatus !== undefined && res.status !== expectStatus) {
+    throw new AdminApiError(method, path, res.status, "unexpected_status", `expected HTTP ${expectStatus}`);
   }
   return (text ? JSON.parse(text) : undefined) as T;
 }

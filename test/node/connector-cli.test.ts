@@ -1,7 +1,10 @@
 // The connector's command line (connector/main.ts, connector/options.ts) and its
 // routed paths: the token only ever comes from the named variable and is never
-// printed, bad input gets a clear error and exit 2, and every Cursor call the
-// worker serves is classified: routed to the deployment or left with Cursor.
+// printed, bad input gets a clear error and exit 2, and the Cursor RPC paths the
+// worker serves are classified: routed to the deployment or left with Cursor. "The
+// paths the worker serves" is exactly what the test can see: UNARY_ROUTES, plus the
+// routes src/worker.ts registers with a string literal (`app.post("/pkg.Service/Method", …)`);
+// a route registered in another file or from a variable is not seen.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -77,8 +80,8 @@ describe("byok-connect", () => {
 });
 
 /**
- * The Cursor RPC paths src/worker.ts routes by name (`app.post("/pkg.Service/Method", …)`),
- * read from its source: the worker cannot be imported outside the Workers runtime.
+ * The Cursor RPC paths src/worker.ts routes with a string literal (`app.all|get|post|put("/pkg.Service/Method", …)`),
+ * read from its source by a pattern: the worker cannot be imported outside the Workers runtime.
  */
 function workerRpcPaths(): string[] {
   const source = readFileSync(resolve(import.meta.dirname, "../../src/worker.ts"), "utf8");

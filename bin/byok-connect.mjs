@@ -19207,26 +19207,29 @@ function proxyUrl(facts) {
   return `http://${host}:${facts.port}`;
 }
 var sh = (path) => `'${path.replace(/'/g, `'\\''`)}'`;
-var NSSDB = "sql:$HOME/.pki/nssdb";
+var NSSDB = '"sql:$HOME/.pki/nssdb"';
+var NSSDB_DIR = '"$HOME/.pki/nssdb"';
+var DEBIAN_ANCHOR = sh("/usr/local/share/ca-certificates/byok-edge-connector.crt");
+var MACOS_KEYCHAIN = sh("/Library/Keychains/System.keychain");
 var NSS_NAME = "byok-edge-connector";
 function trustText(certPath, sha12) {
   const p = sh(certPath);
   return `Trust the connector's CA once (it can only vouch for the Cursor API hosts: name-constrained):
   Linux, both: the Cursor app (Chromium, which reads the NSS database; certutil is in libnss3-tools,
-  Fedora nss-tools; no ~/.pki/nssdb yet? first: mkdir -p ~/.pki/nssdb && certutil -d ${NSSDB} -N --empty-password)
+  Fedora nss-tools; no ~/.pki/nssdb yet? first: mkdir -p ${NSSDB_DIR} && certutil -d ${NSSDB} -N --empty-password)
     the app:       certutil -d ${NSSDB} -A -t "C,," -n ${NSS_NAME} -i ${p}
   and the system store, for the app's Node-side requests:
-    Debian/Ubuntu: sudo cp ${p} /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates
+    Debian/Ubuntu: sudo cp ${p} ${DEBIAN_ANCHOR} && sudo update-ca-certificates
     Fedora/RHEL:   sudo trust anchor --store ${p}
-  macOS:           sudo security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain ${p}
+  macOS:           sudo security add-trusted-cert -d -r trustRoot -k ${MACOS_KEYCHAIN} ${p}
   Windows:         certutil -addstore -user Root "${certPath}"
 
 To undo:
   Linux:
     the app:       certutil -d ${NSSDB} -D -n ${NSS_NAME}
-    Debian/Ubuntu: sudo rm /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates --fresh
+    Debian/Ubuntu: sudo rm ${DEBIAN_ANCHOR} && sudo update-ca-certificates --fresh
     Fedora/RHEL:   sudo trust anchor --remove ${p}
-  macOS:           sudo security delete-certificate -Z ${sha12} -t /Library/Keychains/System.keychain
+  macOS:           sudo security delete-certificate -Z ${sha12} -t ${MACOS_KEYCHAIN}
   Windows:         certutil -delstore -user Root ${sha12}
   and remove the Cursor settings below, then delete the folder holding ${p}.
 `;

@@ -31,28 +31,35 @@ function proxyUrl(facts: SetupFacts): string {
 /** Quoted for a POSIX shell. */
 const sh = (path: string) => `'${path.replace(/'/g, `'\\''`)}'`;
 
-/** The NSS database Chromium (so the Cursor app, an Electron app) trusts on Linux; certutil is libnss3-tools / nss-tools. */
-const NSSDB = "sql:$HOME/.pki/nssdb";
+/**
+ * The NSS database Chromium (so the Cursor app, an Electron app) trusts on Linux; certutil is
+ * libnss3-tools / nss-tools. In double quotes: $HOME expands, and a home with a space stays one word.
+ */
+const NSSDB = '"sql:$HOME/.pki/nssdb"';
+const NSSDB_DIR = '"$HOME/.pki/nssdb"';
+/** Fixed paths, quoted all the same, so every path printed can be pasted as it is. */
+const DEBIAN_ANCHOR = sh("/usr/local/share/ca-certificates/byok-edge-connector.crt");
+const MACOS_KEYCHAIN = sh("/Library/Keychains/System.keychain");
 const NSS_NAME = "byok-edge-connector";
 
 function trustText(certPath: string, sha1: string): string {
   const p = sh(certPath);
   return `Trust the connector's CA once (it can only vouch for the Cursor API hosts: name-constrained):
   Linux, both: the Cursor app (Chromium, which reads the NSS database; certutil is in libnss3-tools,
-  Fedora nss-tools; no ~/.pki/nssdb yet? first: mkdir -p ~/.pki/nssdb && certutil -d ${NSSDB} -N --empty-password)
+  Fedora nss-tools; no ~/.pki/nssdb yet? first: mkdir -p ${NSSDB_DIR} && certutil -d ${NSSDB} -N --empty-password)
     the app:       certutil -d ${NSSDB} -A -t "C,," -n ${NSS_NAME} -i ${p}
   and the system store, for the app's Node-side requests:
-    Debian/Ubuntu: sudo cp ${p} /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates
+    Debian/Ubuntu: sudo cp ${p} ${DEBIAN_ANCHOR} && sudo update-ca-certificates
     Fedora/RHEL:   sudo trust anchor --store ${p}
-  macOS:           sudo security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain ${p}
+  macOS:           sudo security add-trusted-cert -d -r trustRoot -k ${MACOS_KEYCHAIN} ${p}
   Windows:         certutil -addstore -user Root "${certPath}"
 
 To undo:
   Linux:
     the app:       certutil -d ${NSSDB} -D -n ${NSS_NAME}
-    Debian/Ubuntu: sudo rm /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates --fresh
+    Debian/Ubuntu: sudo rm ${DEBIAN_ANCHOR} && sudo update-ca-certificates --fresh
     Fedora/RHEL:   sudo trust anchor --remove ${p}
-  macOS:           sudo security delete-certificate -Z ${sha1} -t /Library/Keychains/System.keychain
+  macOS:           sudo security delete-certificate -Z ${sha1} -t ${MACOS_KEYCHAIN}
   Windows:         certutil -delstore -user Root ${sha1}
   and remove the Cursor settings below, then delete the folder holding ${p}.
 `;

@@ -1,7 +1,7 @@
 // What the connector prints for people (connector/setup-text.ts,
 // docs/connector.md#trusting-it): on Linux both stores the Cursor app uses (the
 // NSS database its Chromium reads, the system store for its Node side), each with
-// its undo, the path quoted for the shell, and never a token.
+// its undo, every path quoted for the shell, and never a token.
 import { describe, expect, it } from "vitest";
 import { setupText } from "../../connector/setup-text.ts";
 
@@ -28,24 +28,28 @@ describe("the setup text", () => {
   const undo = block(text, "To undo:");
 
   it("on Linux trusts the CA in the NSS database the Cursor app reads, and undoes it by name", () => {
-    expect(trust).toContain(`    the app:       certutil -d sql:$HOME/.pki/nssdb -A -t "C,," -n byok-edge-connector -i ${quoted}`);
+    expect(trust).toContain(`    the app:       certutil -d "sql:$HOME/.pki/nssdb" -A -t "C,," -n byok-edge-connector -i ${quoted}`);
+    expect(trust.join("\n")).toContain('mkdir -p "$HOME/.pki/nssdb" && certutil -d "sql:$HOME/.pki/nssdb" -N --empty-password');
     expect(trust.join("\n")).toContain("libnss3-tools");
-    expect(undo).toContain("    the app:       certutil -d sql:$HOME/.pki/nssdb -D -n byok-edge-connector");
+    expect(undo).toContain('    the app:       certutil -d "sql:$HOME/.pki/nssdb" -D -n byok-edge-connector');
   });
 
   it("on Linux also puts it in the system store for the app's Node-side requests, with the undo", () => {
     expect(trust).toContain(
-      `    Debian/Ubuntu: sudo cp ${quoted} /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates`,
+      `    Debian/Ubuntu: sudo cp ${quoted} '/usr/local/share/ca-certificates/byok-edge-connector.crt' && sudo update-ca-certificates`,
     );
     expect(trust).toContain(`    Fedora/RHEL:   sudo trust anchor --store ${quoted}`);
     expect(undo).toContain(
-      "    Debian/Ubuntu: sudo rm /usr/local/share/ca-certificates/byok-edge-connector.crt && sudo update-ca-certificates --fresh",
+      "    Debian/Ubuntu: sudo rm '/usr/local/share/ca-certificates/byok-edge-connector.crt' && sudo update-ca-certificates --fresh",
     );
     expect(undo).toContain(`    Fedora/RHEL:   sudo trust anchor --remove ${quoted}`);
   });
 
   it("removes it on macOS and Windows by its fingerprint", () => {
-    expect(undo.some((line) => line.includes("security delete-certificate") && line.includes(`-Z ${facts.sha1}`))).toBe(true);
+    expect(trust).toContain(
+      `  macOS:           sudo security add-trusted-cert -d -r trustRoot -k '/Library/Keychains/System.keychain' ${quoted}`,
+    );
+    expect(undo).toContain(`  macOS:           sudo security delete-certificate -Z ${facts.sha1} -t '/Library/Keychains/System.keychain'`);
     expect(undo.some((line) => line.includes(`certutil -delstore -user Root ${facts.sha1}`))).toBe(true);
   });
 

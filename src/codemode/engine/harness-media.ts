@@ -6,7 +6,7 @@
 
 export const MEDIA_MODULE = "media.js";
 
-export const MEDIA_SOURCE = String.raw`
+export const MEDIA_SOURCE = `
 // Captured at import, before the harness strips the global scope and the cell runs.
 const { stringify, parse } = JSON;
 const decodeBase64 = globalThis.atob.bind(globalThis);

@@ -224,7 +224,7 @@ function providerProperties(provider: ProviderUnderTest): FuzzProperty[] {
     },
     {
       name: `${provider.name}: garbage (bytes, events of known types with arbitrary fields, a valid stream with bytes changed) fails with a ProviderError or says something well formed`,
-      runs: 300,
+      runs: 200,
       property: fc.asyncProperty(
         fc
           .oneof(

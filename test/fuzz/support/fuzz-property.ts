@@ -15,7 +15,7 @@ export interface FuzzProperty {
 }
 
 /** Longest one case may take: an async predicate still running then is a hang, and fails. */
-export const CASE_TIMEOUT_MS = 2_000;
+const CASE_TIMEOUT_MS = 2_000;
 
 /** The options of one property's run; `seed` and `path` replay a failure that fast-check printed. */
 export function runOptions(

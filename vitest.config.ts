@@ -1,4 +1,5 @@
-// Five vitest projects. `unit`: pure modules in Node (test/unit), fast. `node`:
+// Six vitest projects. `unit`: pure modules in Node (test/unit), fast. `fuzz`:
+// property-based fuzzing of the pure decoders and parsers in Node (test/fuzz). `node`:
 // the Node programs beside the worker (test/node: the connector), with real
 // sockets, TLS and files. `workers`:
 // the Workers runtime with real Durable Objects, DO SQLite and local D1; a real
@@ -90,13 +91,16 @@ export default defineConfig(async () => {
   const workers = workersProject(
     "workers",
     ["test/**/*.test.ts"],
-    ["test/unit/**", "test/node/**", "test/code-mode/**", ...continuationTests],
+    ["test/unit/**", "test/node/**", "test/fuzz/**", "test/code-mode/**", ...continuationTests],
     {
       BYOK_CONTINUATION_WINDOW_MS: "0",
     },
   );
   const continuation = workersProject("continuation", continuationTests, [], {});
   const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000 } };
+  // Property-based fuzzing of the pure decoders and parsers, a bounded number of cases each
+  // (docs/testing.md#fuzzing); `npm run fuzz` runs the same properties for longer.
+  const fuzz = { test: { name: "fuzz", environment: "node", include: ["test/fuzz/**/*.test.ts"], testTimeout: 30_000 } };
   // Node programs beside the worker that need real sockets and files (the connector).
   const node = { test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts"], testTimeout: 20_000 } };
   const codeMode = {
@@ -109,5 +113,5 @@ export default defineConfig(async () => {
       hookTimeout: 90_000,
     },
   };
-  return { test: { projects: [unit, node, workers, continuation, codeMode] } };
+  return { test: { projects: [unit, fuzz, node, workers, continuation, codeMode] } };
 });

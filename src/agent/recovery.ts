@@ -6,7 +6,7 @@ import { AppError } from "../proto/connect/error.ts";
 import type { NewMessage } from "../store/conversation-store.ts";
 import { readClientBlob } from "./client-blob.ts";
 import type { RequestChannel } from "./request-channel.ts";
-import { fromRootMessage, type RootMessage } from "./root-messages.ts";
+import { fromRootMessage, parseRootMessage } from "./root-messages.ts";
 
 export async function recoverHistory(
   channel: RequestChannel,
@@ -21,13 +21,16 @@ export async function recoverHistory(
     ),
   );
   const decoder = new TextDecoder();
-  return blobs.flatMap((bytes) => {
-    let root: RootMessage;
+  return blobs.flatMap((bytes, i) => {
+    let json: unknown;
     try {
-      root = JSON.parse(decoder.decode(bytes)) as RootMessage;
+      json = JSON.parse(decoder.decode(bytes));
     } catch {
       throw new AppError("invalid_argument", "a conversation state message from the client is not valid JSON");
     }
+    // The client's blobs can hold anything: a wrong shape is the client's error, not an internal one.
+    const root = parseRootMessage(json);
+    if (!root) throw new AppError("invalid_argument", `message ${i + 1} of ${count} of the conversation state is not a valid root message`);
     return fromRootMessage(root).map(({ message, key }) => (key ? { message, messageKey: key } : { message }));
   });
 }

@@ -2,6 +2,7 @@
 // (docs/protocol.md#root-messages). We also embed our exact message under providerOptions.byokEdge so
 // a conversation recovered from the client replays byte for byte.
 import { base64Decode } from "@bufbuild/protobuf/wire";
+import { z } from "zod";
 import { IMAGE_MAX_BYTES, imagePartOf } from "../provider/images.ts";
 import type { ChatMessage, ImagePart } from "../provider/types.ts";
 
@@ -64,10 +65,68 @@ export function toRootMessage(message: ChatMessage, key?: string | null): RootMe
   }
 }
 
-/** Reads a root message written by us (exactly) or by another Cursor backend (best effort). */
+// What a root must look like to be read: the client holds these blobs, so any of them may be
+// anything. Parts of types not listed are another backend's and are skipped.
+const ImageSchema = z.object({ mimeType: z.string(), data: z.string() });
+const OwnMessageSchema = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("system"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.string(), images: z.array(ImageSchema).optional() }),
+  z.object({
+    role: z.literal("assistant"),
+    content: z.string(),
+    reasoning: z.string().optional(),
+    toolCalls: z
+      .array(z.object({ id: z.string(), name: z.string(), arguments: z.string(), custom: z.literal(true).optional() }))
+      .optional(),
+    replay: z.object({ provider: z.enum(["openai-chat", "openai-responses", "anthropic"]), data: z.unknown() }).optional(),
+  }),
+  z.object({
+    role: z.literal("tool"),
+    toolCallId: z.string(),
+    name: z.string(),
+    content: z.string(),
+    isError: z.boolean().optional(),
+    images: z.array(ImageSchema).optional(),
+  }),
+]);
+const KNOWN_PARTS: Record<string, z.ZodType> = {
+  text: z.object({ text: z.string() }),
+  reasoning: z.object({ text: z.string() }),
+  "tool-call": z.object({ toolCallId: z.string(), toolName: z.string() }),
+  "tool-result": z.object({ toolCallId: z.string(), toolName: z.string(), result: z.string() }),
+};
+const PartSchema = z.looseObject({ type: z.string() }).refine((part) => KNOWN_PARTS[part.type]?.safeParse(part).success ?? true);
+const RootSchema = z.looseObject({
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.union([z.string(), z.array(PartSchema)]),
+});
+
+/** `value` (a root blob's JSON) as a root message, or undefined when it is not one we can read. */
+export function parseRootMessage(value: unknown): RootMessage | undefined {
+  if (!RootSchema.safeParse(value).success) return undefined;
+  const root = value as RootMessage;
+  const own = root.providerOptions?.byokEdge;
+  if (isOwnCopy(own) && (!OwnMessageSchema.safeParse(own.message).success || (own.key !== undefined && typeof own.key !== "string"))) {
+    return undefined;
+  }
+  return root;
+}
+
+function isOwnCopy(own: unknown): own is OwnMessage {
+  return (
+    typeof own === "object" &&
+    own !== null &&
+    "message" in own &&
+    typeof own.message === "object" &&
+    own.message !== null &&
+    "role" in own.message
+  );
+}
+
+/** Reads a root message written by us (exactly) or by another Cursor backend (best effort); see parseRootMessage. */
 export function fromRootMessage(root: RootMessage): { message: ChatMessage; key?: string }[] {
   const own = root.providerOptions?.byokEdge;
-  if (own?.message && typeof own.message === "object" && "role" in own.message) {
+  if (isOwnCopy(own)) {
     const message = withRootImageData(own.message, root);
     return [own.key ? { message, key: own.key } : { message }];
   }

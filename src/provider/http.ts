@@ -24,7 +24,7 @@ export interface StreamingPost {
 
 /** Sends the request and returns the response, or throws a classified failure. */
 export async function postStreaming(post: StreamingPost): Promise<Response> {
-  const { model, signal, timings } = post;
+  const { model, signal } = post;
   const url = `${model.baseUrl.replace(/\/+$/, "")}${post.path}`;
   const timeoutMs = stallTimeoutOf(post.watchdog);
   // Aborted when the provider says nothing for the stall timeout; the run's own signal still aborts it too.

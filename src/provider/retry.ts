@@ -16,7 +16,7 @@ export function isRetryable(failure: unknown): failure is ProviderError {
 }
 
 /**
- * Delay before retrying after failed attempt number `attempt` (1 for the first failure):
+ * @internal Delay before retrying after failed attempt number `attempt` (1 for the first failure):
  * full jitter over an exponential ceiling, but never shorter than the provider's Retry-After.
  */
 export function retryDelayMs(attempt: number, failure?: unknown, random: () => number = Math.random): number {

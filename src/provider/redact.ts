@@ -44,23 +44,36 @@ export function encodedForms(secret: string): string[] {
   return [...forms].filter((form) => form.length >= RUN_MIN_CHARS);
 }
 
-/** Replaces each maximal run of `text` that occurs in some needle and is at least RUN_MIN_CHARS long. */
+/**
+ * Replaces each maximal run of `text` that occurs in some needle and is at least RUN_MIN_CHARS
+ * long. Linear in the text: each window is looked up once, and a match is extended from the
+ * places its window occurs in the needles (a provider picks the text, so no quadratic search).
+ */
 function replaceRuns(text: string, needles: readonly string[], replacement: string): string {
-  const windows = new Set<string>();
+  const places = new Map<string, { needle: string; at: number }[]>();
   for (const needle of needles) {
-    for (let i = 0; i + RUN_MIN_CHARS <= needle.length; i++) windows.add(needle.slice(i, i + RUN_MIN_CHARS));
+    for (let at = 0; at + RUN_MIN_CHARS <= needle.length; at++) {
+      const window = needle.slice(at, at + RUN_MIN_CHARS);
+      const list = places.get(window);
+      if (list) list.push({ needle, at });
+      else places.set(window, [{ needle, at }]);
+    }
   }
-  const inSomeNeedle = (piece: string) => needles.some((needle) => needle.includes(piece));
   let out = "";
   let kept = 0;
   let i = 0;
   while (i + RUN_MIN_CHARS <= text.length) {
-    if (!windows.has(text.slice(i, i + RUN_MIN_CHARS))) {
+    const found = places.get(text.slice(i, i + RUN_MIN_CHARS));
+    if (!found) {
       i++;
       continue;
     }
     let end = i + RUN_MIN_CHARS;
-    while (end < text.length && inSomeNeedle(text.slice(i, end + 1))) end++;
+    for (const { needle, at } of found) {
+      let length = RUN_MIN_CHARS;
+      while (i + length < text.length && at + length < needle.length && text[i + length] === needle[at + length]) length++;
+      end = Math.max(end, i + length);
+    }
     out += text.slice(kept, i) + replacement;
     kept = end;
     i = end;

@@ -113,6 +113,16 @@ describe("redactSecrets()", () => {
     }
   });
 
+  it("redacts a 64 KiB error body made of key pieces and encodings (within the unit test's time bound)", () => {
+    const next = random(5);
+    const key = randomKey(next);
+    const forms = echoes(key, next);
+    let body = "";
+    while (body.length < 64 * 1024) body += `${forms[Math.floor(next() * forms.length)]!.text} `;
+    const out = redactSecrets(body, [key], R);
+    for (const echo of forms) expect(survivors(out, echo.core), echo.how).toEqual([]);
+  });
+
   it("removes a short secret (4 to 7 characters) only where it appears whole, and ignores shorter ones", () => {
     expect(redactSecrets("token abcd1 and abcd", ["abcd1", "ab"], R)).toBe("token [redacted] and abcd");
   });

@@ -78,6 +78,26 @@ describe("BYOK_MODELS", () => {
     expect(catalog.problems.get("odd")).toMatch(/vision/);
   });
 
+  it("reads retry_budget_ms as the model's retry budget, and refuses one that is negative or over 10 minutes", () => {
+    const entry = { provider: "anthropic", base_url: "https://api.anthropic.com/v1", api_key: "sk-ant-secret", model: "claude" };
+    const catalog = catalogOf(
+      JSON.stringify([
+        { ...entry, name: "patient", retry_budget_ms: 300_000 },
+        { ...entry, name: "no-retries", retry_budget_ms: 0 },
+        { ...entry, name: "default" },
+        { ...entry, name: "negative", retry_budget_ms: -1 },
+        { ...entry, name: "forever", retry_budget_ms: 600_001 },
+      ]),
+    );
+    expect(catalog.models.map((m) => [m.name, m.retryBudgetMs])).toEqual([
+      ["patient", 300_000],
+      ["no-retries", 0],
+      ["default", undefined],
+    ]);
+    expect(catalog.problems.get("negative")).toMatch(/retry_budget_ms/);
+    expect(catalog.problems.get("forever")).toMatch(/retry_budget_ms/);
+  });
+
   it("reports JSON that is not an array of models", () => {
     expect([...catalogOf("{not json").problems.values()]).toEqual(["BYOK_MODELS is not valid JSON"]);
     expect([...catalogOf("{}").problems.values()][0]).toMatch(/JSON array/);

@@ -16,7 +16,7 @@ import { adminApi } from "../src/admin/api.ts";
 import { messageDelta, messageStart, messageStop, textBlock } from "./fixtures/anthropic/stream.ts";
 import { api, type Member, teamWithPeople } from "./support/admin-client.ts";
 import { BASE, startTurn } from "./support/cursor-client.ts";
-import { chatText, createScenario, fakeProviderUrl } from "./support/fake-provider.ts";
+import { chatText, createScenario, fakeProviderUrl, httpError } from "./support/fake-provider.ts";
 
 /** A key no other test uses, long enough that its prefixes and encodings are unmistakable. */
 const hostedKey = () => `sk-hosted-${crypto.randomUUID().replaceAll("-", "")}-never-stored`;
@@ -233,6 +233,63 @@ describe("no key bytes at rest or in logs", () => {
     ]).toEqual([]);
   });
 });
+
+describe("a provider error that echoes the key", () => {
+  /** How providers have echoed keys: a prefix ("Incorrect API key provided: sk-abc…"), a Basic header, a hex dump. */
+  function echoingError(key: string) {
+    const base64 = btoa(`user:${key}`);
+    const base64url = btoa(`:${key}`).replaceAll("+", "-").replaceAll("/", "_");
+    const hex = [...new TextEncoder().encode(key)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    return httpError(401, `Incorrect API key provided: ${key.slice(0, 16)}****. Sent Basic ${base64}; ${base64url}; ${hex}`);
+  }
+
+  async function failedTurn(key: string, model: string, principal: string, headers: Record<string, string> = {}) {
+    const scenario = await createScenario([echoingError(key), chatText(["never"])]);
+    const conversationId = crypto.randomUUID();
+    const { reader } = await startTurn({ conversationId, text: `echo ${scenario.marker}`, model }, { headers });
+    const end = await reader.end();
+    expect(end.error?.code).toBe("unavailable");
+    expect(end.error?.message).toMatch(/HTTP 401: Incorrect API key provided: \[redacted\]/);
+    const object = await runInDurableObject(env.CONVERSATION.getByName(conversationName(principal, conversationId)), (_i, state) => ({
+      runs: state.storage.sql.exec<{ failure_message: string }>("SELECT failure_message FROM runs").toArray(),
+      calls: state.storage.sql.exec<{ error: string }>("SELECT error FROM llm_calls").toArray(),
+    }));
+    expect(object.runs[0]?.failure_message).toContain("Incorrect API key provided");
+    expect(object.calls[0]?.error).toContain("Incorrect API key provided");
+    const stored = await conversationDump(principal, conversationId);
+    return [
+      ...findLeaks("the client's end-stream frame", [JSON.stringify(end), ...reader.frames.map((f) => JSON.stringify(f, bigints))], key),
+      ...findLeaks(
+        "runs.failure_message",
+        object.runs.map((r) => r.failure_message),
+        key,
+      ),
+      ...findLeaks(
+        "llm_calls.error",
+        object.calls.map((c) => c.error),
+        key,
+      ),
+      ...findLeaks("conversation object", stored.texts, key),
+      ...findLeaks("D1", (await d1Dump()).texts, key),
+      ...findLeaks("console", consoleLines, key),
+    ];
+  }
+
+  it("never reaches the client, runs.failure_message or llm_calls.error as a prefix, base64 or hex of a hosted credential's key", async (ctx) => {
+    // Not shaped like sk-…, so only the key itself can tell its prefix apart from other text.
+    const apiKey = `gw_${crypto.randomUUID().replaceAll("-", "")}.hosted`;
+    const { member } = await teamWithPeople();
+    const model = await storedModel(member, apiKey);
+    if (!(await usableModels(member.token)).includes(model)) ctx.skip("hosted users' stored models are not served yet");
+    expect(await failedTurn(apiKey, model, member.user.id, bearer(member.token))).toEqual([]);
+  });
+
+  it("never reaches the client, runs.failure_message or llm_calls.error as a prefix, base64 or hex of the single-user key", async () => {
+    expect(await failedTurn(SINGLE_USER_KEY, "fake-model", "local")).toEqual([]);
+  });
+});
+
+const bigints = (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
 
 describe("usage equals the provider's figures", () => {
   const ledger = (model: string) =>

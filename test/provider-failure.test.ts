@@ -12,7 +12,7 @@ import {
   redact,
   withoutPromptQuotes,
 } from "../src/provider/failure.ts";
-import { isRetryable, RETRY_AFTER_MAX_MS, RETRY_MAX_DELAY_MS, retryDelayMs, sleepUnlessAborted } from "../src/provider/retry.ts";
+import { isRetryable, planRetry, RETRY_MAX_DELAY_MS, retryDelayMs, sleepUnlessAborted } from "../src/provider/retry.ts";
 
 const KEY = "sk-test-never-logged-0123456789";
 const errorBody = (message: string) => JSON.stringify({ error: { message, type: "invalid_request_error" } });
@@ -203,9 +203,39 @@ describe("retryDelayMs()", () => {
     expect(retryDelayMs(1, failure, () => 0)).toBe(7000);
   });
 
-  it("caps a long Retry-After", () => {
-    const failure = new ProviderError("rate_limit", "x", { status: 429, retryAfterMs: 3_600_000 });
-    expect(retryDelayMs(1, failure, almostOne)).toBe(RETRY_AFTER_MAX_MS);
+  it("does not shorten a long Retry-After (the retry budget decides whether to wait it)", () => {
+    const failure = new ProviderError("rate_limit", "slow", { retryAfterMs: 120_000 });
+    expect(retryDelayMs(1, failure, () => 0)).toBe(120_000);
+  });
+});
+
+describe("planRetry()", () => {
+  const now = Date.UTC(2026, 0, 2, 3, 4, 5);
+
+  it("waits the provider's Retry-After when what is left of the budget covers it", () => {
+    const failure = new ProviderError("rate_limit", "provider returned HTTP 429", { status: 429, retryAfterMs: 30_000 });
+    expect(planRetry(1, failure, 60_000, now, () => 0)).toEqual({ waitMs: 30_000 });
+    expect(planRetry(1, failure, 30_000, now, () => 0)).toEqual({ waitMs: 30_000 });
+  });
+
+  it("refuses a Retry-After beyond what is left, saying the budget is spent and when the provider said to retry", () => {
+    const failure = new ProviderError("rate_limit", "provider returned HTTP 429: slow down", { status: 429, retryAfterMs: 45_000 });
+    const plan = planRetry(2, failure, 20_500, now, () => 0);
+    expect(plan).toEqual({ failure: expect.any(ProviderError) });
+    const refused = (plan as { failure: ProviderError }).failure;
+    expect(refused).toMatchObject({ kind: "rate_limit", status: 429, retryAfterMs: 45_000 });
+    expect(refused.message).toBe(
+      "provider returned HTTP 429: slow down — retry budget spent: the provider said to retry in 45 s (at 03:04:50 UTC), 20.5 s of waiting is left",
+    );
+  });
+
+  it("refuses our own backoff too once the budget is used up", () => {
+    const plan = planRetry(3, new ProviderError("transient", "provider returned HTTP 503"), 0, now, () => 0.5);
+    expect(plan).toEqual({ failure: expect.any(ProviderError) });
+    expect((plan as { failure: ProviderError }).failure.message).toBe(
+      "provider returned HTTP 503 — retry budget spent: the next retry would wait 1 s, 0 s of waiting is left",
+    );
+    expect(planRetry(3, new ProviderError("transient", "x"), 0, now, () => 0)).toEqual({ waitMs: 0 });
   });
 });
 

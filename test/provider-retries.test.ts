@@ -6,6 +6,12 @@ import { conversationName } from "../src/durable/names.ts";
 import { chatText, createScenario, httpError } from "./support/fake-provider.ts";
 import { startTurn } from "./support/cursor-client.ts";
 
+function runs(conversationId: string) {
+  return runInDurableObject(env.CONVERSATION.getByName(conversationName("local", conversationId)), (_i, state) =>
+    state.storage.sql.exec<{ status: string; failure_message: string | null }>("SELECT status, failure_message FROM runs").toArray(),
+  );
+}
+
 function llmCalls(conversationId: string) {
   return runInDurableObject(env.CONVERSATION.getByName(conversationName("local", conversationId)), (_i, state) =>
     state.storage.sql
@@ -72,5 +78,39 @@ describe("provider retries", () => {
     expect(end.error?.code).toBe("unavailable");
     expect(end.error?.message).toMatch(/stalled/);
     expect(await llmCalls(conversationId)).toHaveLength(4);
+  }, 30_000);
+
+  it("ends a turn whose provider accepts the request and never answers with the stall error, each attempt within the model's stall timeout", async () => {
+    const silent = { silent: true as const };
+    const scenario = await createScenario([silent, silent, silent, silent]);
+    const conversationId = crypto.randomUUID();
+    const started = Date.now();
+    const { reader } = await startTurn({ conversationId, text: `silent ${scenario.marker}`, model: "fake-stall" });
+    // 4 attempts × the 1 s stall timeout, plus at most 0.5 + 1 + 2 s of backoff between them.
+    const end = await reader.end(12_000); // also checks: exactly one end-stream frame, then the body closed
+    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(end.error?.code).toBe("unavailable");
+    expect(end.error?.message).toMatch(/stalled: no response headers for 1 s/);
+    expect((await scenario.requests(4)).length).toBe(4);
+    expect((await llmCalls(conversationId)).map((c) => c.status)).toEqual(["failed", "failed", "failed", "failed"]);
+    expect((await runs(conversationId)).map((r) => r.status)).toEqual(["failed"]);
+  }, 30_000);
+
+  it("ends a rate-limited turn at once when the provider's Retry-After is longer than the retry budget, saying when to retry", async () => {
+    const scenario = await createScenario([httpError(429, "slow down", { "retry-after": "120" }), chatText(["never"])]);
+    const conversationId = crypto.randomUUID();
+    const started = Date.now();
+    const { reader } = await startTurn({ conversationId, text: `limited ${scenario.marker}` });
+    const end = await reader.end(5_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(end.error?.code).toBe("unavailable");
+    expect(end.error?.message).toContain("provider returned HTTP 429: slow down");
+    expect(end.error?.message).toMatch(
+      /retry budget spent: the provider said to retry in 120 s \(at \d{2}:\d{2}:\d{2} UTC\), 60 s of waiting is left/,
+    );
+    expect(await llmCalls(conversationId)).toHaveLength(1);
+    const [run] = await runs(conversationId);
+    expect(run?.status).toBe("failed");
+    expect(run?.failure_message).toContain("retry budget spent");
   }, 30_000);
 });

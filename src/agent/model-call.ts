@@ -19,7 +19,7 @@ import {
 } from "../provider/types.ts";
 import { isContextOverflow, ProviderError, withoutPromptQuotes } from "../provider/failure.ts";
 import { withVisionHint } from "../provider/images.ts";
-import { isRetryable, retryDelayMs, sleepUnlessAborted } from "../provider/retry.ts";
+import { isRetryable, planRetry, RETRY_BUDGET_MS, sleepUnlessAborted } from "../provider/retry.ts";
 
 export interface ModelCallInput {
   /** False for internal calls (summaries): nothing is streamed to the client. */
@@ -54,10 +54,13 @@ const MAX_PROVIDER_RETRIES = 3;
  * One provider call, retried on rate limits and transient failures with
  * bounded, jittered backoff, but only while nothing of the failed attempt has
  * reached the client: a retry then starts from the same committed history and
- * cannot duplicate output. Every attempt is its own llm_calls row.
+ * cannot duplicate output. Every attempt is its own llm_calls row. The waits
+ * together stay within the model's retry budget: a Retry-After beyond what is
+ * left ends the call at once, saying so (the client sees heartbeats while it waits).
  */
 export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Promise<ModelCallResult> {
   const index = deps.store.nextProviderCallIndex(input.runId);
+  let budgetLeftMs = input.model.retryBudgetMs ?? RETRY_BUDGET_MS;
   for (let attempt = 0; ; attempt++) {
     const emitted = { any: false };
     try {
@@ -68,7 +71,10 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
           ? withVisionHint(withoutPromptQuotes(caught, promptTexts(input.messages)), input.model, input.messages)
           : caught;
       if (input.signal.aborted || emitted.any || attempt >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
-      await sleepUnlessAborted(retryDelayMs(attempt + 1, err), input.signal);
+      const plan = planRetry(attempt + 1, err, budgetLeftMs);
+      if ("failure" in plan) throw plan.failure;
+      budgetLeftMs -= plan.waitMs;
+      await sleepUnlessAborted(plan.waitMs, input.signal);
     }
   }
 }

@@ -23,6 +23,7 @@ const entrySchema = z.object({
   extra_body: z.record(z.string(), z.unknown()).optional(),
   fast_service_tier: z.string().min(1).optional(),
   stall_timeout_ms: z.number().int().min(1_000).max(3_600_000).optional(),
+  retry_budget_ms: z.number().int().min(0).max(600_000).optional(),
   vision: z.boolean().optional(),
   code_mode: z.boolean().optional(),
 });
@@ -88,6 +89,7 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
       ...(entry.extra_body !== undefined && { extraBody: entry.extra_body }),
       ...(entry.fast_service_tier !== undefined && { fastServiceTier: entry.fast_service_tier }),
       ...(entry.stall_timeout_ms !== undefined && { stallTimeoutMs: entry.stall_timeout_ms }),
+      ...(entry.retry_budget_ms !== undefined && { retryBudgetMs: entry.retry_budget_ms }),
       ...(entry.vision === false && { vision: false }),
       ...(entry.code_mode === true && { codeMode: true }),
     });

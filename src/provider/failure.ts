@@ -1,5 +1,6 @@
 // Classified provider failures with client-safe messages. Upstream text is
 // truncated and scrubbed of keys; request bodies and URLs never appear.
+import { redactSecrets } from "./redact.ts";
 import type { ProviderFailureKind } from "./types.ts";
 
 /** Longest piece of upstream error text we pass on; enough to explain, too short to leak much. */
@@ -7,8 +8,6 @@ const DETAIL_MAX_CHARS = 300;
 const REDACTED = "[redacted]";
 /** Secret-looking tokens (OpenAI/Anthropic/DeepSeek style keys) even when not the configured key. */
 const KEY_PATTERN = /sk-[A-Za-z0-9_-]{8,}/g;
-/** Shorter strings would redact ordinary words. */
-const SECRET_MIN_CHARS = 4;
 /** How providers word a refusal because the prompt is longer than the model's context window. */
 const CONTEXT_OVERFLOW_TEXT =
   /prompt is too long|context length|context window|maximum context|too many tokens|context_length_exceeded|input is too long/i;
@@ -146,13 +145,12 @@ function findMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-/** @internal Removes secrets, then truncates: redacting first means no key prefix survives a cut. */
+/**
+ * @internal Removes secrets (whole, their runs of ≥ 8 characters and their encodings: redact.ts),
+ * then truncates: redacting first means no key prefix survives a cut.
+ */
 export function redact(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= SECRET_MIN_CHARS) out = out.split(secret).join(REDACTED);
-  }
-  out = out.replace(KEY_PATTERN, REDACTED).replace(/\s+/g, " ").trim();
+  const out = redactSecrets(text, secrets, REDACTED).replace(KEY_PATTERN, REDACTED).replace(/\s+/g, " ").trim();
   return out.length > DETAIL_MAX_CHARS ? `${out.slice(0, DETAIL_MAX_CHARS)}…` : out;
 }
 

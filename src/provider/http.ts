@@ -1,8 +1,10 @@
 // The HTTP part every provider shares: one streaming POST (network failures
-// classified without their text, timings recorded) and the classification of
-// a non-2xx answer from a bounded read of its body.
+// classified without their text, timings recorded, the wait for the answer bounded
+// by the stall timeout) and the classification of a non-2xx answer from a bounded
+// read of its body.
 import { classifyHttpFailure, ProviderError, providerErrorFromNetwork } from "./failure.ts";
 import type { CallTimings, ModelConfig } from "./types.ts";
+import { headersStallError, stallTimeoutOf, type WatchdogOptions } from "./watchdog.ts";
 
 /** Enough of an error body to find the provider's message; the rest is discarded. */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
@@ -16,12 +18,31 @@ export interface StreamingPost {
   body: string;
   signal: AbortSignal;
   timings: CallTimings | undefined;
+  /** The stall timeout also bounds the connect and the wait for the response headers (docs/providers.md#failures). */
+  watchdog?: WatchdogOptions;
 }
 
 /** Sends the request and returns the response, or throws a classified failure. */
 export async function postStreaming(post: StreamingPost): Promise<Response> {
-  const { model, signal, timings } = post;
+  const { model, signal } = post;
   const url = `${model.baseUrl.replace(/\/+$/, "")}${post.path}`;
+  const timeoutMs = stallTimeoutOf(post.watchdog);
+  // Aborted when the provider says nothing for the stall timeout; the run's own signal still aborts it too.
+  const stalled = new AbortController();
+  const timer = setTimeout(() => stalled.abort(headersStallError(timeoutMs)), timeoutMs);
+  try {
+    return await send(url, post, AbortSignal.any([signal, stalled.signal]));
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    if (stalled.signal.aborted) throw stalled.signal.reason;
+    throw error;
+  } finally {
+    clearTimeout(timer); // the body's own silences are the stream watchdog's (watchdog.ts)
+  }
+}
+
+async function send(url: string, post: StreamingPost, signal: AbortSignal): Promise<Response> {
+  const { model, timings } = post;
   const sentAt = Date.now();
   let response: Response;
   try {

@@ -50,6 +50,7 @@ async function* streamCall(
     body: wire.body(forModelVision(withinImageBudget(request))),
     signal: request.signal,
     timings,
+    watchdog: options,
   });
 
   const mapper = wire.mapper(secrets);

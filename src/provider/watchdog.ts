@@ -1,5 +1,5 @@
-// Inactivity timeout for provider streams: a connection that stays open but
-// sends nothing would otherwise hold a run forever.
+// Inactivity timeout for provider calls: a connection that stays open but
+// sends nothing (no headers, or no body bytes) would otherwise hold a run forever.
 import { ProviderError } from "./failure.ts";
 
 /** Reasoning models can think silently for a long while; two minutes of nothing is a dead stream. */
@@ -15,7 +15,7 @@ export interface WatchdogOptions {
  * not time the consumer spends on a value. The source is closed on every exit.
  */
 export async function* withStallWatchdog<T>(source: AsyncIterable<T>, options: WatchdogOptions = {}): AsyncGenerator<T> {
-  const timeoutMs = options.stallTimeoutMs ?? STALL_TIMEOUT_MS;
+  const timeoutMs = stallTimeoutOf(options);
   const iterator = source[Symbol.asyncIterator]();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let exhausted = false;
@@ -39,7 +39,20 @@ export async function* withStallWatchdog<T>(source: AsyncIterable<T>, options: W
   }
 }
 
+/** The stall timeout in effect: the model's, else the default. */
+export function stallTimeoutOf(options: WatchdogOptions = {}): number {
+  return options.stallTimeoutMs ?? STALL_TIMEOUT_MS;
+}
+
 function stallError(timeoutMs: number): ProviderError {
-  const seconds = Math.round((timeoutMs / 1000) * 10) / 10;
-  return new ProviderError("transient", `provider stream stalled: no data for ${seconds} s`);
+  return new ProviderError("transient", `provider stream stalled: no data for ${seconds(timeoutMs)} s`);
+}
+
+/** The provider took the request (or not even the connection) and sent no response headers. */
+export function headersStallError(timeoutMs: number): ProviderError {
+  return new ProviderError("transient", `provider stalled: no response headers for ${seconds(timeoutMs)} s`);
+}
+
+function seconds(ms: number): number {
+  return Math.round((ms / 1000) * 10) / 10;
 }

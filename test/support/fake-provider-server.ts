@@ -176,6 +176,10 @@ async function serveProvider(req: IncomingMessage, res: ServerResponse, url: URL
   if (!response) {
     return sendJson(res, 500, { error: { message: `fake provider: scenario ${id} has no more responses` } });
   }
+  if (response.silent) {
+    await new Promise<void>((resolve) => res.on("close", () => resolve()));
+    return;
+  }
   if (!response.steps) {
     res.writeHead(response.status ?? 200, { "content-type": "application/json", ...response.headers });
     res.end(response.body ?? "");

@@ -32,6 +32,8 @@ export interface ScriptedResponse {
   body?: string;
   /** A streamed body (content-type text/event-stream unless headers say otherwise). */
   steps?: Step[];
+  /** Read the request, then never answer (no status line, no headers) until the client goes away. */
+  silent?: true;
 }
 
 export interface ScenarioDefinition {

@@ -84,4 +84,22 @@ describe("request body limits", () => {
     expect(seen.pulled).toBeLessThanOrEqual(FRAME_MAX_BYTES + 4 * chunk);
     expect(seen.cancelled).toBe(true);
   });
+
+  it("still accepts a compressed envelope of a normal size, and refuses one cut short with invalid_argument", async () => {
+    const gzipped = new Uint8Array(
+      await new Response(new Blob([new Uint8Array(0)]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer(),
+    );
+    const send = (bytes: Uint8Array) =>
+      exports.default.fetch(`${BASE}/aiserver.v1.NetworkService/IsConnected`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-token", "content-type": "application/connect+proto", "connect-content-encoding": "gzip" },
+        body: bytes,
+      });
+    const ok = await send(encodeEnvelope(FLAG_COMPRESSED, gzipped));
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+    const cut = await send(encodeEnvelope(FLAG_COMPRESSED, gzipped).slice(0, -3));
+    expect(cut.status).toBe(400);
+    expect(((await cut.json()) as { message: string }).message).toMatch(/incomplete envelope/);
+  });
 });

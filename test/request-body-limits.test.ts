@@ -102,4 +102,36 @@ describe("request body limits", () => {
     expect(cut.status).toBe(400);
     expect(((await cut.json()) as { message: string }).message).toMatch(/incomplete envelope/);
   });
+
+  it("refuses a chunked code-mode call larger than the cap after reading about the cap", async () => {
+    const chunk = 64 * 1024;
+    const { body, seen } = countedBody(3 * FRAME_MAX_BYTES, chunk, (_at, n) => new Uint8Array(n));
+    const res = await exports.default.fetch(`${BASE}/codex.code_mode.v1.CodeModeHost/CloseSession`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-token", "content-type": "application/proto", "connect-protocol-version": "1" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as { code: string }).code).toBe("resource_exhausted");
+    expect(seen.pulled).toBeLessThanOrEqual(FRAME_MAX_BYTES + 4 * chunk);
+  });
+
+  it("refuses a chunked model-check body over 64 KiB with invalid_argument after reading about that much", async () => {
+    const chunk = 16 * 1024;
+    const { body, seen } = countedBody(16 * MIB, chunk, (_at, n) => new TextEncoder().encode(" ".repeat(n)));
+    const res = await exports.default.fetch(`${BASE}/byok/v1/models/fake-model/check`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-token", "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(400);
+    expect((await res.json()) as { code: string; message: string }).toEqual({
+      code: "invalid_argument",
+      message: "the body is larger than 64 KiB",
+    });
+    expect(seen.pulled).toBeLessThanOrEqual(64 * 1024 + 4 * chunk);
+    expect(seen.cancelled).toBe(true);
+  });
 });

@@ -9,6 +9,7 @@ import { reportSettingsOnce } from "./config/settings-report.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http.ts";
 import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
+import { readLimited } from "./http/bounded-body.ts";
 import { CODE_MODE_PATH, handleCodeMode } from "./http/code-mode-routes.ts";
 import { checkModel } from "./http/model-check.ts";
 import { benchRoutes } from "./http/bench-routes.ts";
@@ -21,6 +22,9 @@ export { ConversationObject } from "./durable/conversation-object.ts";
 export { RouterObject } from "./durable/router-object.ts";
 export { TeamBudgetObject } from "./durable/team-budget-object.ts";
 export { UserLimiterObject } from "./durable/user-limiter-object.ts";
+
+/** The model check's JSON body is a prompt of at most 4,000 characters. */
+const JSON_BODY_MAX_BYTES = 64 * 1024;
 
 type HonoEnv = { Bindings: AppEnv; Variables: { principal: RunnerPrincipal } };
 
@@ -54,8 +58,7 @@ app.route("/__bench", benchRoutes); // answers only when BYOK_BENCH_ROUTES is "t
 
 // Test one of the caller's models (JSON, same bearer token).
 app.post("/byok/v1/models/:name/check", async (c) => {
-  const body = c.req.header("content-type")?.includes("json") ? await c.req.json().catch(() => null) : undefined;
-  if (body === null) throw new AppError("invalid_argument", "the body is not valid JSON");
+  const body = c.req.header("content-type")?.includes("json") ? await readJsonBody(c.req.raw) : undefined;
   const principal = c.var.principal;
   const limits = limitsFor(c.env, { id: principal.id, teamId: principal.kind === "user" ? principal.teamId : null });
   return c.json(await checkModel(c.env, await modelCatalogFor(c.env, principal), c.req.param("name"), body, limits));
@@ -79,6 +82,17 @@ app.onError((err) => {
   if (error.code === "internal") console.error("byok-edge: request failed:", errorKind(error.cause));
   return errorResponse(error);
 });
+
+/** A small JSON body (a model check's), refused once past 64 KiB while it streams (docs/protocol.md#limits). */
+async function readJsonBody(request: Request): Promise<unknown> {
+  const tooLarge = () => new AppError("invalid_argument", `the body is larger than ${JSON_BODY_MAX_BYTES / 1024} KiB`);
+  const bytes = await readLimited(request.body, JSON_BODY_MAX_BYTES, tooLarge);
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new AppError("invalid_argument", "the body is not valid JSON");
+  }
+}
 
 function unimplemented(path: string): AppError {
   return new AppError("unimplemented", `${path} is not served by byok-edge`);

@@ -94,6 +94,11 @@ export class ConversationObject extends DurableObject<AppEnv> {
     return this.#session.append(input);
   }
 
+  /** @internal Bytes of out-of-order and parked appends held now (the tests check they are freed). */
+  heldAppendBytes(): number {
+    return this.#session.heldAppendBytes();
+  }
+
   #codeModeOf(conversationId: string): ConversationCodeMode {
     this.#codeMode ??= new ConversationCodeMode(
       new CodeModeStore(this.#store.db, conversationId),

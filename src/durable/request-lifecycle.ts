@@ -5,12 +5,13 @@
 import type { AgentClientMessage, ConversationAction } from "../proto/gen/agent/v1/agent_pb.ts";
 import { AppError } from "../proto/connect/error.ts";
 import { RUN_CANCELLED } from "../agent/errors.ts";
-import { INBOX_MAX_BUFFERED, OrderedInbox } from "./inbox.ts";
+import { OBJECT_HELD_MAX_BYTES, OrderedInbox, REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "./inbox.ts";
 
 /** An append that reached an ended request with an old seqno: maybe the start of its renumbering. */
 interface Parked {
   seqno: number;
   message: AgentClientMessage;
+  bytes: number;
 }
 
 interface Common {
@@ -37,7 +38,8 @@ export type RequestState =
 type PlanResult<P> = { plan: P } | { error: AppError };
 
 export type RequestEvent<P> =
-  | { kind: "append"; seqno: number; bytes: Uint8Array; message: AgentClientMessage }
+  /** `heldElsewhere`: bytes the object's other requests hold (for the object's cap, docs/protocol.md#limits). */
+  | { kind: "append"; seqno: number; bytes: Uint8Array; message: AgentClientMessage; heldElsewhere?: number }
   /** A run_request left the inbox, already planned by the session; `subscribers` on the current stream. */
   | { kind: "run-requested"; runId: string; planned: PlanResult<P>; subscribers: number; continuation?: boolean }
   /** Any other message, in seqno order. */
@@ -79,7 +81,13 @@ export type RequestEffect<P> =
   | { kind: "disarm-continuation" }
   | { kind: "forget" };
 
-export type AppendStatus = "accepted" | "buffered" | "duplicate" | "stale" | "overflow";
+export type AppendStatus = "accepted" | "buffered" | "duplicate" | "stale" | "overflow" | "too-far";
+
+/** Bytes of appends this request holds: waiting for a gap, or parked on its end. */
+export function heldBytes(state: RequestState): number {
+  const parked = state.kind === "ended" ? state.parked.reduce((sum, p) => sum + p.bytes, 0) : 0;
+  return state.inbox.heldBytes + parked;
+}
 
 export interface Transition<P> {
   state: RequestState;
@@ -156,20 +164,45 @@ function onAppend<P>(state: RequestState, event: Extract<RequestEvent<P>, { kind
     const parked = current.kind === "ended" ? current.parked : [];
     if (current.kind === "continuable") effects.push({ kind: "disarm-continuation" }, { kind: "end-stream", error: undefined });
     current = { kind: "waiting", sinceMs: nowMs, inbox: new OrderedInbox(), firstAppend: undefined };
-    for (const p of parked) current.inbox.push(p.seqno, p.message);
+    for (const p of parked) current.inbox.push(p.seqno, p.message, p.bytes);
     effects.push({ kind: "open-stream" });
   }
   if (event.seqno === 0 && current.firstAppend === undefined) current = { ...current, firstAppend: event.bytes };
   // A heartbeat is answered at once, even across a gap; it still takes its seqno.
   if (event.message.message.case === "clientHeartbeat") effects.push({ kind: "heartbeat" });
-  const pushed = current.inbox.push(event.seqno, event.message);
-  // A stale seqno 0 is a retry of the first append (a renumbering was caught above); never park it.
-  if (pushed.status === "stale" && current.kind === "ended" && event.seqno > 0 && current.parked.length < INBOX_MAX_BUFFERED) {
-    current = { ...current, parked: [...current.parked, { seqno: event.seqno, message: event.message }] };
+  const bytes = event.bytes.byteLength;
+  const held = heldBytes(current);
+  const room = Math.min(REQUEST_HELD_MAX_BYTES - held, OBJECT_HELD_MAX_BYTES - held - (event.heldElsewhere ?? 0));
+  if (current.kind === "ended" && event.seqno !== current.inbox.next) {
+    // Nothing waits on an ended request; an append other than its next seqno may be the start of a renumbering.
+    return { state: current, ...park(current, event, bytes, room), effects };
   }
+  const pushed = current.inbox.push(event.seqno, event.message, bytes, room);
   if (pushed.status !== "released") return { state: current, effects, status: pushed.status };
   effects.push({ kind: "release", items: pushed.items });
   return { state: current, effects, status: "accepted" };
+}
+
+/**
+ * Holds an append that reached an ended request, for a renumbering that may follow. A stale
+ * seqno 0 is a retry of the first append (a renumbering was caught before); never parked.
+ */
+function park<P>(
+  state: Extract<RequestState, { kind: "ended" }>,
+  event: Extract<RequestEvent<P>, { kind: "append" }>,
+  bytes: number,
+  room: number,
+): { state?: RequestState; status: AppendStatus } {
+  const future = event.seqno > state.inbox.next;
+  if (event.seqno > state.inbox.next + SEQNO_WINDOW) return { status: "too-far" };
+  // A renumbering starts at 0, so only seqnos within its window can belong to it.
+  if (event.seqno === 0 || event.seqno > SEQNO_WINDOW) return { status: "stale" };
+  if (state.parked.some((p) => p.seqno === event.seqno)) return { status: "duplicate" };
+  if (bytes > room) return { status: "overflow" };
+  return {
+    state: { ...state, parked: [...state.parked, { seqno: event.seqno, message: event.message, bytes }] },
+    status: future ? "buffered" : "stale",
+  };
 }
 
 /** A seqno-0 append on a finished request that is not a retry of its first one. */
@@ -238,6 +271,8 @@ function onExpire<P>(state: RequestState, nowMs: number): Transition<P> {
 }
 
 function end<P>(state: RequestState, nowMs: number, error: AppError | undefined, before: RequestEffect<P>[] = []): Transition<P> {
+  // Appends still waiting for a gap belong to a stream that is over: free them now.
+  state.inbox.dropWaiting();
   const effects: RequestEffect<P>[] = [...before, { kind: "end-stream", error }];
   if (state.kind === "running" && state.graceArmed) effects.push({ kind: "disarm-grace" });
   return { state: { kind: "ended", atMs: nowMs, parked: [], inbox: state.inbox, firstAppend: state.firstAppend }, effects };

@@ -23,6 +23,7 @@ import { RunHandle } from "./run-handle.ts";
 import { Outbox, type Subscription } from "./outbox.ts";
 import {
   type AppendStatus,
+  heldBytes,
   initialState,
   reduce,
   type RequestEffect,
@@ -121,8 +122,16 @@ export class ConversationSession {
   append(input: AppendInput): AppendResult {
     const message = decodeClientMessage(input.message);
     const slot = this.#requests.get(input.requestId) ?? this.#newSlot(input.requestId);
-    const status = this.#dispatch(slot, { kind: "append", seqno: input.seqno, bytes: input.message, message }, input);
+    const heldElsewhere = this.heldAppendBytes() - heldBytes(slot.state);
+    const status = this.#dispatch(slot, { kind: "append", seqno: input.seqno, bytes: input.message, message, heldElsewhere }, input);
     return { status: status ?? "accepted" }; // every append transition sets a status
+  }
+
+  /** Bytes of appends held by all requests (waiting for a gap, or parked): capped per object (docs/protocol.md#limits). */
+  heldAppendBytes(): number {
+    let total = 0;
+    for (const slot of this.#requests.values()) total += heldBytes(slot.state);
+    return total;
   }
 
   /** Cancels the active run and closes every stream with `canceled` (deploy, eviction, tests). */

@@ -11,6 +11,7 @@ import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import { EndStreamWatcher } from "../proto/connect/envelope.ts";
 import { conversationName, routerName } from "../durable/names.ts";
 import { ROUTE_WAIT_MS } from "../durable/router-object.ts";
+import { OBJECT_HELD_MAX_BYTES, REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../durable/inbox.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
 import { readUnaryBody, streamResponse } from "./connect-http.ts";
@@ -76,7 +77,13 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
     ...(parent && { parent }),
   });
   if (result.status === "overflow") {
-    throw new AppError("resource_exhausted", "too many appends are waiting for an earlier append_seqno");
+    throw new AppError(
+      "resource_exhausted",
+      `appends waiting for an earlier append_seqno would hold more than ${mib(REQUEST_HELD_MAX_BYTES)} MiB for this request or ${mib(OBJECT_HELD_MAX_BYTES)} MiB for this conversation`,
+    );
+  }
+  if (result.status === "too-far") {
+    throw new AppError("invalid_argument", `append_seqno ${seqno} is more than ${SEQNO_WINDOW} ahead of the next expected append_seqno`);
   }
 }
 
@@ -159,6 +166,10 @@ function checkSubagentHeaders(request: Request): { requestId: string; toolCallId
 
 function checkIdLength(id: string, what: string): void {
   if (id.length > ID_MAX_CHARS) throw new AppError("invalid_argument", `${what} is longer than ${ID_MAX_CHARS} characters`);
+}
+
+function mib(bytes: number): number {
+  return bytes / 1024 / 1024;
 }
 
 function decodeOrThrow<T>(decode: () => T, what: string): T {

@@ -2,71 +2,78 @@
 // bodies, and answering with protobuf or with a Connect error before any stream.
 import { AppError, codeToHttpStatus } from "../proto/connect/error.ts";
 import { errorToJsonBody } from "../proto/connect/end-stream.ts";
-import { decodeEnvelopes, FLAG_COMPRESSED, FRAME_MAX_BYTES } from "../proto/connect/envelope.ts";
+import { FLAG_COMPRESSED, FRAME_MAX_BYTES } from "../proto/connect/envelope.ts";
+import { ByteQueue, gunzipLimited, limitedChunks } from "./bounded-body.ts";
 
-/** Request bodies above this are refused before they are buffered. */
+/** Request bodies above this are refused before they are buffered, on the wire and once inflated (docs/protocol.md#limits). */
 const REQUEST_MAX_BYTES = FRAME_MAX_BYTES;
+
+const HEADER_BYTES = 5;
+
+const tooLarge = () => new AppError("resource_exhausted", `request body too large (over ${REQUEST_MAX_BYTES / 1024 / 1024} MiB)`);
+const tooLargeInflated = () =>
+  new AppError("resource_exhausted", `request body too large once decompressed (over ${REQUEST_MAX_BYTES / 1024 / 1024} MiB)`);
 
 /**
  * The protobuf bytes of a unary request: bare `application/proto`, tolerating a
- * single Connect envelope and gzip, as Cursor's clients differ.
+ * single Connect envelope and gzip, as Cursor's clients differ. The body is read
+ * and inflated as it streams, and refused as soon as it passes the cap.
  */
 export async function readUnaryBody(request: Request): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > REQUEST_MAX_BYTES) throw new AppError("resource_exhausted", "request body too large");
-  let body: Uint8Array = new Uint8Array(await request.arrayBuffer());
-  if (body.byteLength > REQUEST_MAX_BYTES) throw new AppError("resource_exhausted", "request body too large");
-  if (/gzip/i.test(request.headers.get("content-encoding") ?? "")) body = await gunzip(body);
-  const contentType = request.headers.get("content-type") ?? "";
-  if (contentType.includes("connect+proto")) return singleEnvelope(body, request.headers);
-  return body;
+  if (declared > REQUEST_MAX_BYTES) throw tooLarge();
+  const wire = limitedChunks(request.body, REQUEST_MAX_BYTES, tooLarge);
+  let body = new ByteQueue(wire);
+  try {
+    if (/gzip/i.test(request.headers.get("content-encoding") ?? "")) {
+      body = new ByteQueue(await gunzipLimited(wire, REQUEST_MAX_BYTES, tooLargeInflated));
+    }
+    const contentType = request.headers.get("content-type") ?? "";
+    if (contentType.includes("connect+proto")) return await singleEnvelope(body, request.headers);
+    return await body.rest();
+  } finally {
+    // Whatever was not read (an early refusal) is not sent any further.
+    await wire.return();
+  }
 }
 
-async function singleEnvelope(body: Uint8Array, headers: Headers): Promise<Uint8Array> {
-  if (body.byteLength === 0) return body;
-  let frames: ReturnType<typeof decodeEnvelopes>;
-  try {
-    frames = decodeEnvelopes(body);
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw new AppError("invalid_argument", "protocol error: malformed envelope");
+async function singleEnvelope(body: ByteQueue, headers: Headers): Promise<Uint8Array> {
+  const header = await body.read(HEADER_BYTES);
+  if (header.byteLength === 0) return header;
+  if (header.byteLength < HEADER_BYTES) throw incomplete();
+  const view = new DataView(header.buffer, header.byteOffset, HEADER_BYTES);
+  const flags = view.getUint8(0);
+  const length = view.getUint32(1, false);
+  if (length > REQUEST_MAX_BYTES) {
+    throw new AppError("resource_exhausted", `protocol error: frame of ${length} bytes exceeds ${REQUEST_MAX_BYTES}`);
   }
-  const first = frames[0];
-  if (frames.length !== 1 || !first) throw new AppError("invalid_argument", "protocol error: expected exactly one request message");
-  if (first.flags & FLAG_COMPRESSED) {
+  let data: Uint8Array;
+  if (flags & FLAG_COMPRESSED) {
     if (!/gzip/i.test(headers.get("connect-content-encoding") ?? "")) {
       throw new AppError("unimplemented", "protocol error: unsupported message compression");
     }
-    return gunzip(first.data);
+    let taken = 0;
+    const payload = counted(body.take(length), (n) => (taken += n));
+    data = await gunzipLimited(payload, REQUEST_MAX_BYTES, tooLargeInflated);
+    if (taken < length) throw incomplete();
+  } else {
+    data = await body.read(length);
+    if (data.byteLength < length) throw incomplete();
   }
-  return first.data;
+  if (!(await body.atEnd())) throw new AppError("invalid_argument", "protocol error: expected exactly one request message");
+  return data;
 }
 
-/** Inflates a gzip body, refusing output beyond the request limit (a zip bomb is tiny on the wire). */
-async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
-  const reader = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > REQUEST_MAX_BYTES) throw new AppError("resource_exhausted", "request body too large once decompressed");
-      parts.push(value);
-    }
-  } catch (err) {
-    void reader.cancel().catch(() => undefined);
-    if (err instanceof AppError) throw err;
-    throw new AppError("invalid_argument", "protocol error: body is not valid gzip");
+/** Passes chunks through, telling `onBytes` their sizes (to notice a payload cut short). */
+async function* counted(chunks: AsyncIterable<Uint8Array>, onBytes: (n: number) => void): AsyncGenerator<Uint8Array, void, undefined> {
+  for await (const chunk of chunks) {
+    onBytes(chunk.byteLength);
+    yield chunk;
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
+}
+
+function incomplete(): AppError {
+  return new AppError("invalid_argument", "protocol error: incomplete envelope");
 }
 
 export function protoResponse(bytes: Uint8Array): Response {

@@ -4,7 +4,9 @@ import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { AgentClientMessageSchema } from "../../src/proto/gen/agent/v1/agent_pb.ts";
 import { AppError } from "../../src/proto/connect/error.ts";
+import { OBJECT_HELD_MAX_BYTES, REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../../src/durable/inbox.ts";
 import {
+  heldBytes,
   initialState,
   REQUEST_TTL_MS,
   type RequestEffect,
@@ -63,8 +65,8 @@ class Driver {
     return status === undefined ? { effects: t.effects } : { status, effects: t.effects };
   }
 
-  append(seqno: number, m: ReturnType<typeof message>) {
-    return this.send({ kind: "append", seqno, bytes: toBinary(AgentClientMessageSchema, m), message: m });
+  append(seqno: number, m: ReturnType<typeof message>, heldElsewhere = 0) {
+    return this.send({ kind: "append", seqno, bytes: toBinary(AgentClientMessageSchema, m), message: m, heldElsewhere });
   }
 
   kinds(): string[] {
@@ -337,5 +339,67 @@ describe("request lifecycle", () => {
     expect(d.append(0, runRequest("two")).status).toBe("accepted");
     expect(d.take().map((e) => e.kind)).toEqual(["disarm-continuation", "end-stream", "open-stream", "release", "start-run"]);
     expect(d.state).toMatchObject({ kind: "running", runId: "run-two" });
+  });
+
+  describe("what an append may hold (docs/protocol.md#limits)", () => {
+    const MIB = 1024 * 1024;
+    const big = (tag: string) => userMessage(`${tag}:${"x".repeat(4 * MIB)}`);
+
+    it("refuses appends that would hold more than the request's cap, and counts the object's other requests", () => {
+      const d = new Driver();
+      d.append(0, runRequest("a"));
+      let seqno = 2; // seqno 1 never comes: everything after it waits
+      let status = d.append(seqno, big("m")).status;
+      while (status === "buffered") status = d.append(++seqno, big("m")).status;
+      expect(status).toBe("overflow");
+      const size = toBinary(AgentClientMessageSchema, big("m")).byteLength;
+      expect(heldBytes(d.state)).toBeLessThanOrEqual(REQUEST_HELD_MAX_BYTES);
+      expect(heldBytes(d.state) + size).toBeGreaterThan(REQUEST_HELD_MAX_BYTES);
+      expect(seqno).toBeGreaterThan(2);
+      const fresh = new Driver();
+      fresh.append(0, runRequest("b"));
+      expect(fresh.append(2, big("elsewhere"), OBJECT_HELD_MAX_BYTES - 4 * MIB).status).toBe("overflow");
+      expect(fresh.append(2, big("room"), OBJECT_HELD_MAX_BYTES - 12 * MIB).status).toBe("buffered");
+    });
+
+    it("refuses a seqno more than the window ahead of the next one", () => {
+      const d = new Driver();
+      d.append(0, runRequest("a"));
+      expect(d.append(1 + SEQNO_WINDOW + 1, heartbeat()).status).toBe("too-far");
+      expect(d.append(1 + SEQNO_WINDOW, heartbeat()).status).toBe("buffered");
+    });
+
+    it("frees the appends waiting for a gap when the run ends, so filling the gap later releases none of them", () => {
+      const d = new Driver();
+      d.append(0, runRequest("a"));
+      d.append(2, userMessage("stale-after-end"));
+      expect(heldBytes(d.state)).toBeGreaterThan(0);
+      d.send({ kind: "run-finished", runId: "run-a", error: undefined, continuable: false });
+      expect(heldBytes(d.state)).toBe(0);
+      d.take();
+      d.append(1, heartbeat());
+      expect(d.take().filter((e) => e.kind === "runtime-action")).toEqual([]);
+    });
+
+    it("parks an ended request's appends ahead of its next seqno for a renumbering, which then gets them in order", () => {
+      const d = new Driver();
+      d.append(0, runRequest("a"));
+      d.send({ kind: "run-finished", runId: "run-a", error: undefined, continuable: false });
+      // The next numbering's seqnos 3 and 2 overtake its seqno 0 (the old one's next seqno is 1).
+      expect(d.append(3, userMessage("three")).status).toBe("buffered");
+      expect(d.append(2, userMessage("two")).status).toBe("buffered");
+      expect(d.append(2, userMessage("two")).status).toBe("duplicate");
+      expect(heldBytes(d.state)).toBeGreaterThan(0);
+      d.take();
+      d.append(0, runRequest("b"));
+      d.append(1, heartbeat());
+      const texts = d
+        .take()
+        .flatMap((e) =>
+          e.kind === "runtime-action" && e.action.action.case === "userMessageAction" ? [e.action.action.value.userMessage?.text] : [],
+        );
+      expect(texts).toEqual(["two", "three"]);
+      expect(heldBytes(d.state)).toBe(0);
+    });
   });
 });

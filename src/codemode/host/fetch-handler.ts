@@ -5,6 +5,7 @@
 import { type ContextValues, createConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { universalServerRequestFromFetch, universalServerResponseToFetch, type UniversalHandler } from "@connectrpc/connect/protocol";
 import { CodeModeHost } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { FRAME_MAX_BYTES } from "../../proto/connect/envelope.ts";
 import { withEarlyHeaders } from "./early-headers.ts";
 
 export type CodeModeFetchHandler = (request: Request, contextValues: ContextValues) => Promise<Response | undefined>;
@@ -14,7 +15,9 @@ export function codeModeFetchHandler(
   implementation: ServiceImpl<typeof CodeModeHost>,
   protocols: { grpcWeb: boolean },
 ): CodeModeFetchHandler {
-  const router = createConnectRouter({ grpc: false, grpcWeb: protocols.grpcWeb, connect: true });
+  // connect-es reads up to 4 GiB by default; a message (an 8 MiB tool result at most in practice)
+  // is refused with resource_exhausted past the worker's request cap, counted while it streams.
+  const router = createConnectRouter({ grpc: false, grpcWeb: protocols.grpcWeb, connect: true, readMaxBytes: FRAME_MAX_BYTES });
   router.service(CodeModeHost, implementation);
   const handlers = new Map<string, UniversalHandler>();
   for (const handler of router.handlers) {

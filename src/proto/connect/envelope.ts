@@ -27,7 +27,8 @@ export function encodeEnvelope(flags: number, data: Uint8Array): Uint8Array {
 /**
  * Buffers partial chunks and yields every complete envelope, in order.
  * @internal Exported for the clients that read a RunSSE body as it arrives (the
- * test client, the bench); the worker decodes whole bodies with decodeEnvelopes.
+ * test client, the bench); the worker reads its one-envelope request bodies as they
+ * stream (src/http/connect-http.ts).
  */
 export class EnvelopeDecoder {
   #buffer: Uint8Array = new Uint8Array(0);
@@ -61,6 +62,7 @@ export class EnvelopeDecoder {
   }
 }
 
+/** @internal Decodes a whole buffer of envelopes (the framing tests). */
 export function decodeEnvelopes(bytes: Uint8Array): Envelope[] {
   const decoder = new EnvelopeDecoder();
   const frames = decoder.push(bytes);

@@ -28,7 +28,9 @@ describe("run recovery", () => {
     expect(await runDurableObjectAlarm(stub)).toBe(true);
 
     const usage = () =>
-      env.DB.prepare("SELECT principal, status FROM usage WHERE run_id LIKE ?").bind(`${requestId}:%`).first<{ principal: string; status: string }>();
+      env.DB.prepare("SELECT principal, status FROM usage WHERE run_id LIKE ?")
+        .bind(`${requestId}:%`)
+        .first<{ principal: string; status: string }>();
     await vi.waitFor(async () => expect(await usage()).toEqual({ principal: "local", status: "failed" }), { timeout: 5_000 });
     const calls = await env.DB.prepare("SELECT status FROM provider_calls WHERE run_id LIKE ?").bind(`${requestId}:%`).all();
     expect(calls.results).toEqual([{ status: "cancelled" }]);
@@ -43,7 +45,7 @@ describe("run recovery", () => {
   });
 
   it("keeps the alarm set while a run is live, and clears it once the run has ended", async () => {
-    const scenario = await createScenario([{ steps: [{ gate: "go" }, ...chatText(["done"]).steps] }]);
+    const scenario = await createScenario([{ steps: [{ gate: "go" }, ...(chatText(["done"]).steps ?? [])] }]);
     const conversationId = crypto.randomUUID();
     const stub = stubOf(conversationId);
     const { reader } = await startTurn({ conversationId, text: `live ${scenario.marker}` });

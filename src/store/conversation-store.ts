@@ -30,6 +30,19 @@ export interface NewRun {
   conversationId: string;
   requestId: string;
   model: string;
+  /** The principal's team; null (or absent) for "local". */
+  teamId?: string | null;
+}
+
+/** A run a restart cut off, as its recovery recorded it failed: what its usage record needs. */
+export interface InterruptedRun {
+  runId: string;
+  conversationId: string;
+  model: string;
+  principal: string;
+  teamId: string | null;
+  /** The provider's counts of the run's calls that reported any. */
+  usage: Usage;
 }
 
 export interface NewLlmCall {
@@ -188,23 +201,48 @@ export class ConversationStore {
     return this.db.select().from(runs).where(eq(runs.requestId, requestId)).orderBy(desc(runs.createdAtMs)).get();
   }
 
-  /** After a restart nothing is running any more: record interrupted runs as failed. */
-  recoverInterruptedRuns(): void {
+  /**
+   * Records as failed every run still `running` that no live run of this object owns
+   * (after a restart: all of them), and returns them for their usage records.
+   */
+  recoverInterruptedRuns(owned: ReadonlySet<string> = new Set()): InterruptedRun[] {
     const now = Date.now();
-    const stuck = this.db
-      .update(runs)
-      .set({
-        status: "failed",
-        finishedAtMs: now,
-        failureCode: "aborted",
-        failureMessage: "interrupted by a restart of the conversation object",
-      })
-      .where(eq(runs.status, "running"))
-      .returning({ runId: runs.runId })
-      .all()
-      .map((r) => r.runId);
-    if (stuck.length > 0) cancelRunningCalls(this.db, stuck, now);
-    this.db.update(conversations).set({ activeRunId: null }).run();
+    return this.db.transaction((tx) => {
+      const stuck = tx
+        .select({
+          runId: runs.runId,
+          conversationId: runs.conversationId,
+          model: runs.model,
+          teamId: runs.teamId,
+          principal: conversations.principal,
+        })
+        .from(runs)
+        .leftJoin(conversations, eq(conversations.conversationId, runs.conversationId))
+        .where(eq(runs.status, "running"))
+        .all()
+        .filter((run) => !owned.has(run.runId));
+      if (stuck.length === 0) return [];
+      const ids = stuck.map((run) => run.runId);
+      tx.update(runs)
+        .set({
+          status: "failed",
+          finishedAtMs: now,
+          failureCode: "aborted",
+          failureMessage: "interrupted by a restart of the conversation object",
+        })
+        .where(and(inArray(runs.runId, ids), eq(runs.status, "running")))
+        .run();
+      cancelRunningCalls(tx, ids, now);
+      tx.update(conversations).set({ activeRunId: null }).where(inArray(conversations.activeRunId, ids)).run();
+      return stuck.map((run) => ({
+        runId: run.runId,
+        conversationId: run.conversationId,
+        model: run.model,
+        principal: run.principal ?? "",
+        teamId: run.teamId ?? null,
+        usage: callUsage(tx, run.runId),
+      }));
+    });
   }
 
   nextProviderCallIndex(runId: string): number {
@@ -494,6 +532,22 @@ function storedMessage(row: MessageRow, requestId: string | null): StoredMessage
     requestId,
     mode: row.mode ?? null,
   };
+}
+
+/** The sum of the token counts the provider reported for a run's calls. */
+function callUsage(tx: Pick<Db, "select">, runId: string): Usage {
+  const row = tx
+    .select({
+      inputTokens: sql<number>`coalesce(sum(${llmCalls.inputTokens}), 0)`,
+      outputTokens: sql<number>`coalesce(sum(${llmCalls.outputTokens}), 0)`,
+      cacheReadTokens: sql<number>`coalesce(sum(${llmCalls.cacheReadTokens}), 0)`,
+      cacheWriteTokens: sql<number>`coalesce(sum(${llmCalls.cacheWriteTokens}), 0)`,
+      reasoningTokens: sql<number>`coalesce(sum(${llmCalls.reasoningTokens}), 0)`,
+    })
+    .from(llmCalls)
+    .where(eq(llmCalls.runId, runId))
+    .get();
+  return row ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 }
 
 function cancelRunningCalls(tx: Pick<Db, "update">, runIds: string[], now: number): void {

@@ -31,6 +31,8 @@ export const runs = sqliteTable(
     requestId: text("request_id").notNull(),
     status: text("status").$type<RunStatus>().notNull(),
     model: text("model").notNull(),
+    /** The principal's team (null for "local"), so a run finished after a restart is recorded like any other. */
+    teamId: text("team_id"),
     providerCallIndex: integer("provider_call_index").notNull().default(0),
     usageJson: text("usage_json"),
     failureCode: text("failure_code"),

@@ -115,7 +115,10 @@ describe("a hosted user's models in Cursor", () => {
     // The key is in no row of the conversation object's storage, nor in D1 in plain text.
     const stub = env.CONVERSATION.getByName(conversationName(member.user.id, conversationId));
     const dump = await runInDurableObject(stub, (_instance, state) => {
-      const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray();
+      // Not the runtime's own _cf_ tables (the run's recovery alarm lives there), which may not be read.
+      const tables = state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'")
+        .toArray();
       return JSON.stringify(tables.map(({ name }) => state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray()));
     });
     expect(dump).toContain("hosted answer");

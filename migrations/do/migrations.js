@@ -10,6 +10,8 @@ import m0007 from './0007_context_blobs.sql';
 import m0008 from './0008_message_images.sql';
 import m0009 from './0009_request_contexts.sql';
 import m0010 from './0010_code_mode.sql';
+import m0011 from './0011_run_team.sql';
+import m0012 from './0012_value_parts.sql';
 
   export default {
     journal,
@@ -24,7 +26,9 @@ m0006,
 m0007,
 m0008,
 m0009,
-m0010
+m0010,
+m0011,
+m0012
     }
   }
   

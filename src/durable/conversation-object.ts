@@ -11,7 +11,7 @@ import { keyOpeningProvider } from "../config/stored-key.ts";
 import { searchSettingFromEnv } from "../config/search.ts";
 import { createProvider } from "../provider/index.ts";
 import type { Provider } from "../provider/types.ts";
-import { ConversationStore, type RunRecord } from "../store/conversation-store.ts";
+import { ConversationStore, type InterruptedRun, type RunRecord } from "../store/conversation-store.ts";
 import { recordRunUsage } from "../store/d1/usage.ts";
 import type { AppEnv } from "../env.ts";
 import { ConversationSession, type AppendInput, type AppendResult, type RunSummary } from "./session.ts";
@@ -22,6 +22,14 @@ import { ConversationCodeMode } from "../agent/code-mode/conversation-code-mode.
 import { LoaderCellRunner } from "../codemode/engine/loader-runner.ts";
 import { CodeModeSession } from "../codemode/engine/session.ts";
 import { CodeModeStore } from "../store/code-mode-store.ts";
+import type { Usage } from "../provider/types.ts";
+
+/**
+ * While a run is live the object keeps an alarm this far ahead, set again each time it
+ * fires: after a crash it wakes the object, which finishes the cut-off run without
+ * waiting for a visitor (docs/architecture.md#run-recovery).
+ */
+const RUN_ALARM_MS = 30_000;
 
 export class ConversationObject extends DurableObject<AppEnv> {
   readonly #store: ConversationStore;
@@ -36,6 +44,8 @@ export class ConversationObject extends DurableObject<AppEnv> {
   #initError: unknown;
   /** Code mode of this object's conversation, made on its first code-mode run (docs/code-mode.md#cursor-runs). */
   #codeMode: ConversationCodeMode | undefined;
+  /** The usage records of the runs the constructor found cut off by a restart. */
+  #recovered: Promise<void> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
@@ -45,7 +55,8 @@ export class ConversationObject extends DurableObject<AppEnv> {
       try {
         await migrate(this.#store.db, migrations);
         // Whatever was running when the object stopped cannot still be running.
-        this.#store.recoverInterruptedRuns();
+        this.#recovered = this.#settleInterrupted(this.#store.recoverInterruptedRuns());
+        ctx.waitUntil(this.#recovered);
       } catch (err) {
         this.#initError = err;
         console.error("byok-edge: conversation storage failed to open:", errorKind(err));
@@ -63,6 +74,7 @@ export class ConversationObject extends DurableObject<AppEnv> {
           keyOpeningProvider(env, createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})),
         ),
       admitRun: async (runId, replaces) => this.#limits?.admit(runId, replaces),
+      onRunStarted: () => this.#armRecovery(),
       codeMode: (conversationId) => this.#codeModeOf(conversationId),
       onRunFinished: (summary) => {
         if (this.#limits) ctx.waitUntil(this.#limits.release(summary.runId));
@@ -99,6 +111,43 @@ export class ConversationObject extends DurableObject<AppEnv> {
     return this.#session.heldAppendBytes();
   }
 
+  /**
+   * Recovery without a visitor: a run recorded `running` that no live run owns was cut
+   * off by a restart, and is finished like the constructor's recovery finishes it. The
+   * alarm is kept while a run is live and cleared when none is.
+   */
+  override async alarm(): Promise<void> {
+    this.#ready();
+    await this.#recovered;
+    const live = this.#session.liveRunIds();
+    await this.#settleInterrupted(this.#store.recoverInterruptedRuns(live));
+    if (live.size > 0) await this.ctx.storage.setAlarm(Date.now() + RUN_ALARM_MS);
+    else await this.ctx.storage.deleteAlarm();
+  }
+
+  #armRecovery(): void {
+    this.ctx.storage.setAlarm(Date.now() + RUN_ALARM_MS).catch((err: unknown) => {
+      console.error("byok-edge: could not set the run recovery alarm:", errorKind(err));
+    });
+  }
+
+  /** Interrupted runs end like any run: their usage and provider calls into D1, their concurrency slot freed. */
+  async #settleInterrupted(interrupted: InterruptedRun[]): Promise<void> {
+    await Promise.all(
+      interrupted.map(async (run) => {
+        const owner = { id: run.principal, teamId: run.teamId };
+        await limitsFor(this.env, owner)?.releaseInterrupted(run.runId);
+        let prices: ModelCatalog["prices"];
+        try {
+          prices = (await modelCatalogFor(this.env, owner)).prices;
+        } catch (err) {
+          console.error("byok-edge: no prices for an interrupted run", run.runId, errorKind(err));
+        }
+        await this.#recordRun(run, owner, "failed", run.usage, prices);
+      }),
+    );
+  }
+
   #codeModeOf(conversationId: string): ConversationCodeMode {
     this.#codeMode ??= new ConversationCodeMode(
       new CodeModeStore(this.#store.db, conversationId),
@@ -113,21 +162,32 @@ export class ConversationObject extends DurableObject<AppEnv> {
   }
 
   async #recordUsage(summary: RunSummary): Promise<void> {
+    const owner = { id: this.#principal, teamId: this.#teamId };
+    await this.#recordRun(summary, owner, summary.outcome.status, summary.outcome.usage, this.#catalog.prices);
+  }
+
+  async #recordRun(
+    run: { runId: string; conversationId: string; model: string },
+    owner: { id: string; teamId: string | null },
+    status: string,
+    usage: Usage,
+    prices: ModelCatalog["prices"],
+  ): Promise<void> {
     let record: RunRecord | undefined;
     try {
-      record = this.#store.runRecord(summary.runId);
+      record = this.#store.runRecord(run.runId);
     } catch (err) {
-      console.error("byok-edge: could not read a run's provider calls", summary.runId, errorKind(err));
+      console.error("byok-edge: could not read a run's provider calls", run.runId, errorKind(err));
     }
     await recordRunUsage(this.env.DB, {
-      principal: this.#principal,
-      teamId: this.#teamId,
-      conversationId: summary.conversationId,
-      runId: summary.runId,
-      model: summary.model,
-      status: summary.outcome.status,
-      usage: summary.outcome.usage,
-      costUsd: runCostUsd(summary.outcome.usage, this.#catalog.prices?.get(summary.model)),
+      principal: owner.id,
+      teamId: owner.teamId,
+      conversationId: run.conversationId,
+      runId: run.runId,
+      model: run.model,
+      status,
+      usage,
+      costUsd: runCostUsd(usage, prices?.get(run.model)),
       record,
     });
   }

@@ -16,10 +16,15 @@ import type { SearchConfig } from "../search/types.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 
 /** Everything a run needs that the run_request decides; the session adds the run's own handles. */
-export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued" | "contextTimeoutMs"> & { principal: string };
+export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued" | "contextTimeoutMs"> & {
+  principal: string;
+  /** The principal's team (hosted users), kept on the run so that a restart can still record its usage. */
+  teamId: string | null;
+};
 
 export interface RunRequestContext {
   principal: string;
+  teamId: string | null;
   requestId: string;
   conversationId: string;
   /** A subagent's request (it carries both x-parent-* headers). */
@@ -43,6 +48,7 @@ export function planRun(
   return {
     plan: {
       principal: context.principal,
+      teamId: context.teamId,
       requestId: context.requestId,
       conversationId: context.conversationId,
       model: model.model,

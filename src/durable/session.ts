@@ -52,6 +52,8 @@ export interface SessionDeps {
   provider: (model: ModelConfig) => Provider;
   /** Admits a run before it starts (limits, docs/hosting.md#limits); a refusal ends the run with its error. */
   admitRun?: (runId: string, replaces: string | undefined) => Promise<void>;
+  /** Called when a run has been recorded `running` (the object arms its recovery alarm). */
+  onRunStarted?: (runId: string) => void;
   /** Called once per finished run (usage accounting); failures are the callee's. */
   onRunFinished: (summary: RunSummary) => void;
   /** The conversation's code mode, made on first use (docs/code-mode.md#cursor-runs). */
@@ -132,6 +134,12 @@ export class ConversationSession {
     let total = 0;
     for (const slot of this.#requests.values()) total += heldBytes(slot.state);
     return total;
+  }
+
+  /** The runs this life of the object is running: a run recorded `running` and not here was cut off by a restart. */
+  liveRunIds(): Set<string> {
+    const id = this.#active.activeId();
+    return new Set(id === undefined ? [] : [id]);
   }
 
   /** Cancels the active run and closes every stream with `canceled` (deploy, eviction, tests). */
@@ -258,6 +266,7 @@ export class ConversationSession {
   #plan(request: AgentRunRequest, input: AppendInput) {
     const context = {
       principal: input.principal,
+      teamId: input.teamId ?? null,
       requestId: input.requestId,
       conversationId: input.conversationId,
       isSubagent: input.parent !== undefined,
@@ -271,10 +280,17 @@ export class ConversationSession {
     const emit = (message: AgentServerMessage) => outbox.push(serverFrame(message), message.message.case === "kvServerMessage");
     const run = new RunHandle(runId, slot.ids, emit);
     this.deps.store.ensureConversation(plan.conversationId, plan.principal);
-    this.deps.store.claimRun({ runId, conversationId: plan.conversationId, requestId: plan.requestId, model: plan.model.name });
+    this.deps.store.claimRun({
+      runId,
+      conversationId: plan.conversationId,
+      requestId: plan.requestId,
+      model: plan.model.name,
+      teamId: plan.teamId,
+    });
     const replaces = this.#active.activeId();
     // One active run per conversation: a newer run replaces the older one.
     this.#active.activate(run);
+    this.deps.onRunStarted?.(runId);
     this.#ensureHeartbeat();
     const deps = {
       store: this.deps.store,

@@ -56,6 +56,11 @@ export class PrincipalLimits {
     await this.env.USER_LIMITER.getByName(userLimiterName(this.userId)).release(runId).catch(logFailure);
   }
 
+  /** A run an earlier life of the object admitted and a restart cut off: its slot frees now, not when its lease runs out. */
+  async releaseInterrupted(runId: string): Promise<void> {
+    await this.env.USER_LIMITER.getByName(userLimiterName(this.userId)).release(runId).catch(logFailure);
+  }
+
   /** The provider, each call of which is checked against the team's budget and counted. */
   guard(provider: Provider): Provider {
     return { stream: (request, timings) => this.#budgeted(provider, request, timings) };

@@ -1,8 +1,10 @@
 // Code mode's rows in a conversation object's SQLite (docs/code-mode.md#cursor-runs):
 // the host generation with its live-cell count, and the cells' stored values. Beside
 // ConversationStore, on the same database, so the conversation's tables stay in one place.
+// A value too large for one row is kept in parts (src/store/chunked-values.ts).
 import { and, eq } from "drizzle-orm";
 import type { Db } from "./conversation-store.ts";
+import { partsOwner, readText, textForRow, writeParts } from "./chunked-values.ts";
 import { codeModeState, codeModeValues } from "./schema.ts";
 
 export interface CodeModeGeneration {
@@ -59,25 +61,38 @@ export class CodeModeStore {
 
   values(): Record<string, unknown> {
     const rows = this.db.select().from(codeModeValues).where(eq(codeModeValues.conversationId, this.conversationId)).all();
-    return Object.fromEntries(rows.map((row) => [row.key, JSON.parse(row.valueJson) as unknown]));
+    return Object.fromEntries(
+      rows.map((row) => {
+        const json = row.parts > 0 ? readText(this.db, this.#owner(row.key), row.parts) : row.valueJson;
+        return [row.key, JSON.parse(json) as unknown];
+      }),
+    );
   }
 
-  /** A cell's writes, in one transaction. */
+  /** A cell's writes, in one transaction (a large value's parts included). */
   commitValues(writes: Record<string, unknown>): void {
     this.db.transaction((tx) => {
       for (const [key, value] of Object.entries(writes)) {
-        const valueJson = JSON.stringify(value);
+        const where = and(eq(codeModeValues.conversationId, this.conversationId), eq(codeModeValues.key, key));
+        const before = tx.select({ parts: codeModeValues.parts }).from(codeModeValues).where(where).get();
+        const valueJson = JSON.stringify(value) as string | undefined;
         if (valueJson === undefined) {
-          tx.delete(codeModeValues)
-            .where(and(eq(codeModeValues.conversationId, this.conversationId), eq(codeModeValues.key, key)))
-            .run();
+          tx.delete(codeModeValues).where(where).run();
+          if (before && before.parts > 0) writeParts(tx, this.#owner(key), []);
           continue;
         }
+        const stored = textForRow(valueJson);
+        const set = { valueJson: stored.inline, parts: stored.parts.length };
         tx.insert(codeModeValues)
-          .values({ conversationId: this.conversationId, key, valueJson })
-          .onConflictDoUpdate({ target: [codeModeValues.conversationId, codeModeValues.key], set: { valueJson } })
+          .values({ conversationId: this.conversationId, key, ...set })
+          .onConflictDoUpdate({ target: [codeModeValues.conversationId, codeModeValues.key], set })
           .run();
+        if (stored.parts.length > 0 || (before && before.parts > 0)) writeParts(tx, this.#owner(key), stored.parts);
       }
     });
+  }
+
+  #owner(key: string): string {
+    return partsOwner("code-mode-value", this.conversationId, key);
   }
 }

@@ -17,11 +17,17 @@ import {
   type RunStatus,
 } from "./schema.ts";
 import { ImageCache } from "./image-cache.ts";
+import { bytesForRow, partsOwner, readBytes, readText, textForRow, writeParts } from "./chunked-values.ts";
 
 export type Db = DrizzleSqliteDODatabase<Record<string, never>>;
 
 /** Characters of base64 per message_images row: far below the 2 MB row limit. */
 const IMAGE_CHUNK_CHARS = 512 * 1024;
+/** value_parts owners (src/store/chunked-values.ts) of a message's payload and tool card, by seq. */
+const PAYLOAD_PARTS = "message-payload";
+const TOOL_CARD_PARTS = "message-tool-card";
+/** value_parts owner of a large request-context part, by blob id. */
+const CONTEXT_BLOB_PARTS = "context-blob";
 /** Bytes per request_contexts row: far below the 2 MB row limit. */
 const CONTEXT_CHUNK_BYTES = 1024 * 1024;
 
@@ -30,6 +36,19 @@ export interface NewRun {
   conversationId: string;
   requestId: string;
   model: string;
+  /** The principal's team; null (or absent) for "local". */
+  teamId?: string | null;
+}
+
+/** A run a restart cut off, as its recovery recorded it failed: what its usage record needs. */
+export interface InterruptedRun {
+  runId: string;
+  conversationId: string;
+  model: string;
+  principal: string;
+  teamId: string | null;
+  /** The provider's counts of the run's calls that reported any. */
+  usage: Usage;
 }
 
 export interface NewLlmCall {
@@ -188,23 +207,48 @@ export class ConversationStore {
     return this.db.select().from(runs).where(eq(runs.requestId, requestId)).orderBy(desc(runs.createdAtMs)).get();
   }
 
-  /** After a restart nothing is running any more: record interrupted runs as failed. */
-  recoverInterruptedRuns(): void {
+  /**
+   * Records as failed every run still `running` that no live run of this object owns
+   * (after a restart: all of them), and returns them for their usage records.
+   */
+  recoverInterruptedRuns(owned: ReadonlySet<string> = new Set()): InterruptedRun[] {
     const now = Date.now();
-    const stuck = this.db
-      .update(runs)
-      .set({
-        status: "failed",
-        finishedAtMs: now,
-        failureCode: "aborted",
-        failureMessage: "interrupted by a restart of the conversation object",
-      })
-      .where(eq(runs.status, "running"))
-      .returning({ runId: runs.runId })
-      .all()
-      .map((r) => r.runId);
-    if (stuck.length > 0) cancelRunningCalls(this.db, stuck, now);
-    this.db.update(conversations).set({ activeRunId: null }).run();
+    return this.db.transaction((tx) => {
+      const stuck = tx
+        .select({
+          runId: runs.runId,
+          conversationId: runs.conversationId,
+          model: runs.model,
+          teamId: runs.teamId,
+          principal: conversations.principal,
+        })
+        .from(runs)
+        .leftJoin(conversations, eq(conversations.conversationId, runs.conversationId))
+        .where(eq(runs.status, "running"))
+        .all()
+        .filter((run) => !owned.has(run.runId));
+      if (stuck.length === 0) return [];
+      const ids = stuck.map((run) => run.runId);
+      tx.update(runs)
+        .set({
+          status: "failed",
+          finishedAtMs: now,
+          failureCode: "aborted",
+          failureMessage: "interrupted by a restart of the conversation object",
+        })
+        .where(and(inArray(runs.runId, ids), eq(runs.status, "running")))
+        .run();
+      cancelRunningCalls(tx, ids, now);
+      tx.update(conversations).set({ activeRunId: null }).where(inArray(conversations.activeRunId, ids)).run();
+      return stuck.map((run) => ({
+        runId: run.runId,
+        conversationId: run.conversationId,
+        model: run.model,
+        principal: run.principal ?? "",
+        teamId: run.teamId ?? null,
+        usage: callUsage(tx, run.runId),
+      }));
+    });
   }
 
   nextProviderCallIndex(runId: string): number {
@@ -287,7 +331,9 @@ export class ConversationStore {
         seq: messages.seq,
         messageKey: messages.messageKey,
         payloadJson: messages.payloadJson,
+        payloadParts: messages.payloadParts,
         toolCard: messages.toolCard,
+        toolCardParts: messages.toolCardParts,
         mode: messages.mode,
         requestId: runs.requestId,
       })
@@ -296,7 +342,7 @@ export class ConversationStore {
       .where(and(eq(messages.conversationId, conversationId), isNull(messages.supersededByRunId)))
       .orderBy(asc(messages.seq))
       .all()
-      .map((row) => this.#withImages(storedMessage(row, row.requestId)));
+      .map((row) => this.#withImages(this.#stored(row, row.requestId)));
   }
 
   /** Messages a run moved out of the live branch (a branch or a compaction), oldest first. */
@@ -307,7 +353,7 @@ export class ConversationStore {
       .where(eq(messages.supersededByRunId, runId))
       .orderBy(asc(messages.seq))
       .all()
-      .map((row) => this.#withImages(storedMessage(row, null)));
+      .map((row) => this.#withImages(this.#stored(row, null)));
   }
 
   /** The run of the live summary message, if the history was compacted. */
@@ -338,7 +384,7 @@ export class ConversationStore {
       .from(messages)
       .where(and(eq(messages.conversationId, conversationId), eq(messages.messageKey, messageKey), isNull(messages.supersededByRunId)))
       .get();
-    return row ? this.#withImages(storedMessage(row, null)) : undefined;
+    return row ? this.#withImages(this.#stored(row, null)) : undefined;
   }
 
   /**
@@ -378,12 +424,27 @@ export class ConversationStore {
 
   /** A request-context part fetched from the client earlier, by hex blob id. */
   contextBlob(blobId: string): Uint8Array | undefined {
-    return this.db.select({ data: contextBlobs.data }).from(contextBlobs).where(eq(contextBlobs.blobId, blobId)).get()?.data;
+    const row = this.db
+      .select({ data: contextBlobs.data, parts: contextBlobs.parts })
+      .from(contextBlobs)
+      .where(eq(contextBlobs.blobId, blobId))
+      .get();
+    if (!row) return undefined;
+    return row.parts > 0 ? readBytes(this.db, partsOwner(CONTEXT_BLOB_PARTS, blobId), row.parts) : row.data;
   }
 
-  /** Keeps a fetched request-context part; content-addressed, so a second write changes nothing. */
+  /** Keeps a fetched request-context part (a large one in parts); content-addressed, so a second write changes nothing. */
   putContextBlob(blobId: string, data: Uint8Array): void {
-    this.db.insert(contextBlobs).values({ blobId, data, fetchedAtMs: Date.now() }).onConflictDoNothing().run();
+    const stored = bytesForRow(data);
+    this.db.transaction((tx) => {
+      const row = tx
+        .insert(contextBlobs)
+        .values({ blobId, data: stored.inline, parts: stored.parts.length, fetchedAtMs: Date.now() })
+        .onConflictDoNothing()
+        .returning({ blobId: contextBlobs.blobId })
+        .get();
+      if (row && stored.parts.length > 0) writeParts(tx, partsOwner(CONTEXT_BLOB_PARTS, blobId), stored.parts);
+    });
   }
 
   /** The serialized request context in force, if a run has resolved one. */
@@ -425,6 +486,9 @@ export class ConversationStore {
     this.db.transaction((tx) => {
       for (const item of items) {
         const images = imagesOf(item.message);
+        // Too large for one row (an answer of many MiB, a huge tool result): in parts, same transaction.
+        const payload = textForRow(JSON.stringify(images.length > 0 ? withImageData(item.message, () => "") : item.message));
+        const card = item.toolCard ? bytesForRow(item.toolCard) : undefined;
         const row = tx
           .insert(messages)
           .values({
@@ -432,15 +496,20 @@ export class ConversationStore {
             runId,
             messageKey: item.messageKey ?? null,
             role: item.message.role,
-            payloadJson: JSON.stringify(images.length > 0 ? withImageData(item.message, () => "") : item.message),
-            toolCard: item.toolCard ?? null,
+            payloadJson: payload.inline,
+            payloadParts: payload.parts.length,
+            toolCard: card?.inline ?? null,
+            toolCardParts: card?.parts.length ?? 0,
             mode: item.mode ?? null,
             createdAtMs: now,
           })
           .onConflictDoNothing()
           .returning({ seq: messages.seq })
           .get();
-        if (!row) continue; // its key exists: stored before, with its images
+        if (!row) continue; // its key exists: stored before, with its images and parts
+        // A new seq (AUTOINCREMENT never reuses one) owns no parts yet: only large values write any.
+        if (payload.parts.length > 0) writeParts(tx, partsOwner(PAYLOAD_PARTS, row.seq), payload.parts);
+        if (card && card.parts.length > 0) writeParts(tx, partsOwner(TOOL_CARD_PARTS, row.seq), card.parts);
         for (const [image, { data }] of images.entries()) {
           for (let chunk = 0; chunk * IMAGE_CHUNK_CHARS < data.length; chunk++) {
             const part = data.slice(chunk * IMAGE_CHUNK_CHARS, (chunk + 1) * IMAGE_CHUNK_CHARS);
@@ -449,6 +518,20 @@ export class ConversationStore {
         }
       }
     });
+  }
+
+  /** A message row as stored, its payload and tool card read back from their parts when they have any. */
+  #stored(row: MessageRow, requestId: string | null): StoredMessage {
+    const payloadJson = row.payloadParts > 0 ? readText(this.db, partsOwner(PAYLOAD_PARTS, row.seq), row.payloadParts) : row.payloadJson;
+    const toolCard = row.toolCardParts > 0 ? readBytes(this.db, partsOwner(TOOL_CARD_PARTS, row.seq), row.toolCardParts) : row.toolCard;
+    return {
+      seq: row.seq,
+      messageKey: row.messageKey,
+      message: JSON.parse(payloadJson) as ChatMessage,
+      toolCard: toolCard ?? null,
+      requestId,
+      mode: row.mode ?? null,
+    };
   }
 
   /** The message with the image data its payload leaves out, from the cache or read back from message_images. */
@@ -483,17 +566,25 @@ function withImageData(message: ChatMessage, data: (index: number) => string): C
   return { ...message, images: imagesOf(message).map((image, index) => ({ ...image, data: data(index) })) };
 }
 
-type MessageRow = Pick<typeof messages.$inferSelect, "seq" | "messageKey" | "payloadJson" | "toolCard" | "mode">;
+type MessageRow = Pick<
+  typeof messages.$inferSelect,
+  "seq" | "messageKey" | "payloadJson" | "payloadParts" | "toolCard" | "toolCardParts" | "mode"
+>;
 
-function storedMessage(row: MessageRow, requestId: string | null): StoredMessage {
-  return {
-    seq: row.seq,
-    messageKey: row.messageKey,
-    message: JSON.parse(row.payloadJson) as ChatMessage,
-    toolCard: row.toolCard ?? null,
-    requestId,
-    mode: row.mode ?? null,
-  };
+/** The sum of the token counts the provider reported for a run's calls. */
+function callUsage(tx: Pick<Db, "select">, runId: string): Usage {
+  const row = tx
+    .select({
+      inputTokens: sql<number>`coalesce(sum(${llmCalls.inputTokens}), 0)`,
+      outputTokens: sql<number>`coalesce(sum(${llmCalls.outputTokens}), 0)`,
+      cacheReadTokens: sql<number>`coalesce(sum(${llmCalls.cacheReadTokens}), 0)`,
+      cacheWriteTokens: sql<number>`coalesce(sum(${llmCalls.cacheWriteTokens}), 0)`,
+      reasoningTokens: sql<number>`coalesce(sum(${llmCalls.reasoningTokens}), 0)`,
+    })
+    .from(llmCalls)
+    .where(eq(llmCalls.runId, runId))
+    .get();
+  return row ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 }
 
 function cancelRunningCalls(tx: Pick<Db, "update">, runIds: string[], now: number): void {

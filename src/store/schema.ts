@@ -31,6 +31,8 @@ export const runs = sqliteTable(
     requestId: text("request_id").notNull(),
     status: text("status").$type<RunStatus>().notNull(),
     model: text("model").notNull(),
+    /** The principal's team (null for "local"), so a run finished after a restart is recorded like any other. */
+    teamId: text("team_id"),
     providerCallIndex: integer("provider_call_index").notNull().default(0),
     usageJson: text("usage_json"),
     failureCode: text("failure_code"),
@@ -81,6 +83,8 @@ export const llmCalls = sqliteTable(
  * The append-only model history. payload_json is the ChatMessage exactly as it
  * was first sent to the provider; it is never rewritten, so prompt caches keep hitting.
  * Image data is the exception: it lives in message_images, its place in payload_json left "".
+ * A payload or tool card too large for one row lives in value_parts (src/store/chunked-values.ts):
+ * its column is left empty and its part count kept here.
  */
 export const messages = sqliteTable(
   "messages",
@@ -92,8 +96,12 @@ export const messages = sqliteTable(
     runId: text("run_id"),
     role: text("role").notNull(),
     payloadJson: text("payload_json").notNull(),
+    /** 0: payload_json holds the payload; else it is "" and the payload is in this many value_parts. */
+    payloadParts: integer("payload_parts").notNull().default(0),
     /** The serialized ToolCall card of a tool message: its step in Cursor's turn structure. */
     toolCard: bytes("tool_card"),
+    /** 0: tool_card holds the card (or null: none); else it is empty and in this many value_parts. */
+    toolCardParts: integer("tool_card_parts").notNull().default(0),
     /** Cursor's agent mode of a user message, so its turn blob never changes afterwards. */
     mode: integer("mode"),
     /** Set when an edited, re-sent earlier message branched the history before this one. */
@@ -123,6 +131,20 @@ export const messageImages = sqliteTable(
   (t) => [primaryKey({ columns: [t.seq, t.image, t.chunk] })],
 );
 
+/**
+ * The parts of values too large for one row (src/store/chunked-values.ts), by owner (the
+ * owning row's kind and key as JSON, e.g. `["message-payload",12]`) and number, 0, 1, ….
+ */
+export const valueParts = sqliteTable(
+  "value_parts",
+  {
+    owner: text("owner").notNull(),
+    part: integer("part").notNull(),
+    data: bytes("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.part] })],
+);
+
 /** Blobs the client has acknowledged (set_blob_result); they need not be sent again. */
 export const clientBlobs = sqliteTable("client_blobs", {
   blobId: text("blob_id").primaryKey(),
@@ -131,11 +153,13 @@ export const clientBlobs = sqliteTable("client_blobs", {
 
 /**
  * Request-context parts fetched from the client (docs/request-context.md): one
- * serialized part message per blob id, so a part is fetched once per conversation.
+ * serialized part message per blob id, so a part is fetched once per conversation. A part too
+ * large for one row is in value_parts: `data` is empty and `parts` counts them.
  */
 export const contextBlobs = sqliteTable("context_blobs", {
   blobId: text("blob_id").primaryKey(),
   data: bytes("data").notNull(),
+  parts: integer("parts").notNull().default(0),
   fetchedAtMs: integer("fetched_at_ms").notNull(),
 });
 
@@ -169,13 +193,17 @@ export const codeModeState = sqliteTable("code_mode_state", {
   updatedAtMs: integer("updated_at_ms").notNull(),
 });
 
-/** The stored values of code-mode cells (`store`/`load`), JSON by key; they survive restarts. */
+/**
+ * The stored values of code-mode cells (`store`/`load`), JSON by key; they survive restarts.
+ * A value too large for one row is in value_parts: value_json is "" and `parts` counts them.
+ */
 export const codeModeValues = sqliteTable(
   "code_mode_values",
   {
     conversationId: text("conversation_id").notNull(),
     key: text("key").notNull(),
     valueJson: text("value_json").notNull(),
+    parts: integer("parts").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.key] })],
 );

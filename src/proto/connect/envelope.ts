@@ -31,32 +31,61 @@ export function encodeEnvelope(flags: number, data: Uint8Array): Uint8Array {
  * stream (src/http/connect-http.ts).
  */
 export class EnvelopeDecoder {
-  #buffer: Uint8Array = new Uint8Array(0);
+  /** Chunks not yet decoded, in order; joined once per frame, so a large frame split into many chunks costs linear time. */
+  #chunks: Uint8Array[] = [];
+  #size = 0;
 
   constructor(readonly maxBytes: number = FRAME_MAX_BYTES) {}
 
   push(chunk: Uint8Array): Envelope[] {
-    this.#buffer = concat(this.#buffer, chunk);
+    if (chunk.byteLength > 0) {
+      this.#chunks.push(chunk);
+      this.#size += chunk.byteLength;
+    }
     const frames: Envelope[] = [];
     for (;;) {
-      if (this.#buffer.byteLength < HEADER_BYTES) return frames;
-      const view = new DataView(this.#buffer.buffer, this.#buffer.byteOffset, HEADER_BYTES);
+      if (this.#size < HEADER_BYTES) return frames;
+      const head = this.#head();
+      const view = new DataView(head.buffer, head.byteOffset, HEADER_BYTES);
       const length = view.getUint32(1, false);
       if (length > this.maxBytes) {
         throw new AppError("resource_exhausted", `protocol error: frame of ${length} bytes exceeds ${this.maxBytes}`);
       }
-      if (this.#buffer.byteLength < HEADER_BYTES + length) return frames;
-      frames.push({
-        flags: view.getUint8(0),
-        data: this.#buffer.slice(HEADER_BYTES, HEADER_BYTES + length),
-      });
-      this.#buffer = this.#buffer.subarray(HEADER_BYTES + length);
+      if (this.#size < HEADER_BYTES + length) return frames;
+      const flags = view.getUint8(0);
+      const frame = this.#take(HEADER_BYTES + length);
+      frames.push({ flags, data: frame.slice(HEADER_BYTES) });
     }
+  }
+
+  /** The first chunk, joined with the next ones until it holds a whole header. */
+  #head(): Uint8Array {
+    while (this.#chunks[0]!.byteLength < HEADER_BYTES) {
+      const [first, second] = this.#chunks.splice(0, 2);
+      this.#chunks.unshift(concat(first!, second!));
+    }
+    return this.#chunks[0]!;
+  }
+
+  /** Removes and returns the first `n` buffered bytes (the caller checked there are that many). */
+  #take(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    let at = 0;
+    while (at < n) {
+      const chunk = this.#chunks[0]!;
+      const used = Math.min(chunk.byteLength, n - at);
+      out.set(chunk.subarray(0, used), at);
+      at += used;
+      if (used === chunk.byteLength) this.#chunks.shift();
+      else this.#chunks[0] = chunk.subarray(used);
+    }
+    this.#size -= n;
+    return out;
   }
 
   /** Call at end of input: leftover bytes mean the peer cut a frame. */
   finish(): void {
-    if (this.#buffer.byteLength > 0) {
+    if (this.#size > 0) {
       throw new AppError("invalid_argument", "protocol error: incomplete envelope");
     }
   }

@@ -11,7 +11,7 @@ export const FRAME_MAX_BYTES = 32 * 1024 * 1024;
 
 const HEADER_BYTES = 5;
 
-export interface Envelope {
+interface Envelope {
   flags: number;
   data: Uint8Array;
 }

@@ -11,7 +11,8 @@ export const FRAME_MAX_BYTES = 32 * 1024 * 1024;
 
 const HEADER_BYTES = 5;
 
-interface Envelope {
+/** @internal A decoded frame (exported for the fuzz properties). */
+export interface Envelope {
   flags: number;
   data: Uint8Array;
 }

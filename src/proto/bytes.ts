@@ -21,3 +21,14 @@ export function fromHex(hex: string): Uint8Array | undefined {
 export function base64NoPadding(bytes: Uint8Array): string {
   return base64Encode(bytes, "std_raw");
 }
+
+/** The chunks joined into one array, in order. */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  const whole = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
+}

@@ -5,6 +5,7 @@
 // in its own row: callers store it there and keep only a part count here.
 import { and, asc, eq, gte } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import { concatBytes } from "../proto/bytes.ts";
 import { valueParts } from "./schema.ts";
 
 type Db = DrizzleSqliteDODatabase<Record<string, never>>;
@@ -62,13 +63,7 @@ export function writeParts(tx: Tx, owner: string, parts: Uint8Array[]): number {
 export function readBytes(db: Pick<Db, "select">, owner: string, count: number): Uint8Array {
   const rows = db.select({ data: valueParts.data }).from(valueParts).where(eq(valueParts.owner, owner)).orderBy(asc(valueParts.part)).all();
   if (rows.length !== count) throw new Error(`stored value is missing parts (${rows.length} of ${count})`);
-  const whole = new Uint8Array(rows.reduce((n, row) => n + row.data.byteLength, 0));
-  let at = 0;
-  for (const { data } of rows) {
-    whole.set(data, at);
-    at += data.byteLength;
-  }
-  return whole;
+  return concatBytes(rows.map((row) => row.data));
 }
 
 /** The owner's parts as the text they were cut from. */

@@ -16,6 +16,7 @@ import {
   type LlmCallStatus,
   type RunStatus,
 } from "./schema.ts";
+import { concatBytes } from "../proto/bytes.ts";
 import { ImageCache } from "./image-cache.ts";
 import { bytesForRow, partsOwner, readBytes, readText, textForRow, writeParts } from "./chunked-values.ts";
 
@@ -456,13 +457,7 @@ export class ConversationStore {
       .orderBy(asc(requestContexts.chunk))
       .all();
     if (rows.length === 0) return undefined;
-    const whole = new Uint8Array(rows.reduce((n, row) => n + row.data.byteLength, 0));
-    let at = 0;
-    for (const { data } of rows) {
-      whole.set(data, at);
-      at += data.byteLength;
-    }
-    return whole;
+    return concatBytes(rows.map((row) => row.data));
   }
 
   /** Replaces the request context in force; the same digest again writes nothing. */

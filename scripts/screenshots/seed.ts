@@ -60,21 +60,21 @@ export async function seed(ctx: Ctx): Promise<Seeded> {
     name: "OpenAI (team)",
     provider: "openai-chat",
     base_url: `${ctx.providerBase}/v1`,
-    api_key: "sk-demo-team-0000000000000000f3a9",
+    api_key: "demo-openai-not-a-real-key-f3a9",
     scope: "team",
   });
   const anthropic = await call<{ id: string }>(ctx, adaToken, "POST", "/credentials", {
     name: "Anthropic (team)",
     provider: "anthropic",
     base_url: `${ctx.providerBase}/v1`,
-    api_key: "sk-ant-demo-00000000000000007c21",
+    api_key: "demo-anthropic-not-a-real-key-7c21",
     scope: "team",
   });
   await call(ctx, graceToken, "POST", "/credentials", {
     name: "Grace's OpenRouter key",
     provider: "openai-chat",
     base_url: `${ctx.providerBase}/v1`,
-    api_key: "sk-or-demo-000000000000000009be",
+    api_key: "demo-openrouter-not-a-real-key-09be",
     scope: "user",
   });
   const model = (name: ModelName, credentialId: string, extra: Record<string, unknown> = {}) =>

@@ -6,7 +6,7 @@ import { decryptCredentialKey, encryptCredentialKey, keyLastFour } from "../../s
 import { createDataKey, rewrapDataKeys, unwrapDataKey } from "../../src/crypto/data-key.ts";
 import { AppError } from "../../src/proto/connect/error.ts";
 
-const API_KEY = "sk-live-never-in-an-error-0123456789";
+const API_KEY = "test-key-never-in-an-error-0123456789";
 const OWNER = { teamId: "team-a", credentialId: "cred-1" };
 
 const newKek = () => base64Encode(crypto.getRandomValues(new Uint8Array(32)), "std");

@@ -102,7 +102,7 @@ describe("redactSecrets()", () => {
 
   it("leaves text without a key unchanged, even when it shares short pieces with the key", () => {
     const next = random(99);
-    const key = "sk-live-Abcdef0123456789";
+    const key = "fake-live-Abcdef0123456789";
     for (let n = 0; n < CASES; n++) {
       const words = Array.from({ length: 12 }, () => {
         const start = between(next, 0, key.length - 1);

@@ -3,10 +3,10 @@
 import { useState } from "preact/hooks";
 import type { Api } from "../api.ts";
 import type { Team } from "../types.ts";
-import { TextField } from "../ui/field.tsx";
 import { useApiForm } from "../ui/form.ts";
 import { ErrorNotice, StatusNotice } from "../ui/notice.tsx";
-import { parseWhole, wholeText } from "./numbers.ts";
+import { wholeText } from "./numbers.ts";
+import { TeamFields, teamBody } from "./team-fields.tsx";
 
 export function TeamSettings({ api, team, onSaved }: { api: Api; team: Team; onSaved: (team: Team) => void }) {
   const [name, setName] = useState(team.name);
@@ -17,16 +17,13 @@ export function TeamSettings({ api, team, onSaved }: { api: Api; team: Team; onS
   const submit = async (e: Event) => {
     e.preventDefault();
     setStatus("");
-    const parsed = parseWhole(budget, 0);
-    const problems: Record<string, string> = {};
-    if (name.trim() === "") problems.name = "Enter a name.";
-    if ("error" in parsed) problems.monthly_token_budget = parsed.error;
-    if ("error" in parsed || Object.keys(problems).length > 0) {
-      form.fail(problems);
+    const checked = teamBody(name, budget);
+    if ("problems" in checked) {
+      form.fail(checked.problems);
       return;
     }
     const ok = await form.run(async () => {
-      onSaved(await api.patch<Team>(`/teams/${encodeURIComponent(team.id)}`, { name: name.trim(), monthly_token_budget: parsed.value }));
+      onSaved(await api.patch<Team>(`/teams/${encodeURIComponent(team.id)}`, checked.body));
     }, "name");
     if (ok) setStatus("Team saved.");
   };
@@ -35,28 +32,7 @@ export function TeamSettings({ api, team, onSaved }: { api: Api; team: Team; onS
     <form ref={form.formRef} class="team-settings" onSubmit={submit} noValidate aria-labelledby="team-settings-title">
       <h3 id="team-settings-title">Settings</h3>
       <ErrorNotice>{form.alert}</ErrorNotice>
-      <div class="form-grid">
-        <TextField
-          label="Name"
-          name="name"
-          value={name}
-          onValue={setName}
-          error={form.fields.name}
-          required
-          maxLength={200}
-          autocomplete="off"
-        />
-        <TextField
-          label="Monthly token budget"
-          name="monthly_token_budget"
-          value={budget}
-          onValue={setBudget}
-          error={form.fields.monthly_token_budget}
-          inputMode="numeric"
-          autocomplete="off"
-          hint="Input + output tokens per calendar month (UTC). Leave empty for no budget."
-        />
-      </div>
+      <TeamFields nameLabel="Name" name={name} onName={setName} budget={budget} onBudget={setBudget} fields={form.fields} />
       <div class="actions">
         <button type="submit" class="primary" disabled={form.busy}>
           {form.busy ? "Saving…" : "Save team"}

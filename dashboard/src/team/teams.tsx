@@ -4,10 +4,9 @@ import { useState } from "preact/hooks";
 import type { Api } from "../api.ts";
 import { formatDateTime, formatNumber } from "../format.ts";
 import type { Team } from "../types.ts";
-import { TextField } from "../ui/field.tsx";
 import { useApiForm } from "../ui/form.ts";
 import { ErrorNotice } from "../ui/notice.tsx";
-import { parseWhole } from "./numbers.ts";
+import { TeamFields, teamBody } from "./team-fields.tsx";
 
 export function TeamList({ teams, selected, onPick }: { teams: Team[]; selected: string | undefined; onPick: (id: string) => void }) {
   if (teams.length === 0) return <p class="empty">No teams yet. Create the first one below.</p>;
@@ -52,17 +51,14 @@ export function CreateTeam({ api, onCreated }: { api: Api; onCreated: (team: Tea
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const parsed = parseWhole(budget, 0);
-    const problems: Record<string, string> = {};
-    if (name.trim() === "") problems.name = "Enter a name.";
-    if ("error" in parsed) problems.monthly_token_budget = parsed.error;
-    if ("error" in parsed || Object.keys(problems).length > 0) {
-      form.fail(problems);
+    const checked = teamBody(name, budget);
+    if ("problems" in checked) {
+      form.fail(checked.problems);
       return;
     }
     let team: Team | undefined;
     const ok = await form.run(async () => {
-      team = await api.post<Team>("/teams", { name: name.trim(), monthly_token_budget: parsed.value });
+      team = await api.post<Team>("/teams", checked.body);
     }, "name");
     if (ok && team) {
       setName("");
@@ -75,28 +71,7 @@ export function CreateTeam({ api, onCreated }: { api: Api; onCreated: (team: Tea
     <form ref={form.formRef} onSubmit={submit} noValidate aria-labelledby="create-team-title">
       <h2 id="create-team-title">Create a team</h2>
       <ErrorNotice>{form.alert}</ErrorNotice>
-      <div class="form-grid">
-        <TextField
-          label="Team name"
-          name="name"
-          value={name}
-          onValue={setName}
-          error={form.fields.name}
-          required
-          maxLength={200}
-          autocomplete="off"
-        />
-        <TextField
-          label="Monthly token budget"
-          name="monthly_token_budget"
-          value={budget}
-          onValue={setBudget}
-          error={form.fields.monthly_token_budget}
-          inputMode="numeric"
-          autocomplete="off"
-          hint="Input + output tokens per calendar month (UTC). Leave empty for no budget."
-        />
-      </div>
+      <TeamFields nameLabel="Team name" name={name} onName={setName} budget={budget} onBudget={setBudget} fields={form.fields} />
       <div class="actions">
         <button type="submit" class="primary" disabled={form.busy}>
           {form.busy ? "Creating…" : "Create team"}

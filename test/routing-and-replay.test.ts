@@ -3,6 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { chatText, createScenario, withGates } from "./support/fake-provider.ts";
 import { exports } from "cloudflare:workers";
+import { env, runInDurableObject } from "cloudflare:test";
+import { LOCAL_PRINCIPAL_ID } from "../src/auth/principal.ts";
+import { routerName } from "../src/durable/names.ts";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AgentClientMessageSchema } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiAppendRequestSchema } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
@@ -88,6 +91,22 @@ describe("routing appends and streams", () => {
     await replay.end();
     expect(replay.kinds()).not.toContain("heartbeat");
   }, 20_000);
+
+  it("routes a bound request's later appends and a second RunSSE without asking the router again", async () => {
+    const scenario = await createScenario([withGates(chatText(["known"]), { 1: "hold" })]);
+    const { requestId, reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `known ${scenario.marker}` });
+    await scenario.reached("hold");
+    // The router forgets the route: only the edge's knowledge can route what follows.
+    await runInDurableObject(env.ROUTER.getByName(routerName(LOCAL_PRINCIPAL_ID)), (_router, state) => {
+      state.storage.kv.delete(`route:${requestId}`);
+    });
+    await appendOk(requestId, nextSeqno(requestId), heartbeat());
+    const second = FrameReader.open(requestId, { respond: false });
+    await scenario.release("hold");
+    expect(await reader.end()).toEqual({});
+    expect(await (await second).end()).toEqual({});
+    expect((await second).text()).toBe("known");
+  });
 
   it("accepts a gzip-compressed BidiAppend body", async () => {
     const scenario = await createScenario([chatText(["zipped"])]);

@@ -1,6 +1,7 @@
 // The two RPCs of an agent run. RunSSE and BidiAppend share a request id; the
-// conversation id arrives only inside run_request at append_seqno 0, so both go
-// through the principal's router object to find their conversation object.
+// conversation id arrives only inside run_request at append_seqno 0, so both find
+// their conversation object through the principal's router object, unless this
+// isolate already knows the request's route (docs/architecture.md#routing).
 import { fromBinary } from "@bufbuild/protobuf";
 import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../proto/gen/aiserver/v1/aiserver_pb.ts";
 import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
@@ -16,12 +17,16 @@ import type { Principal } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
 import { readUnaryBody, streamResponse } from "./connect-http.ts";
 import { EarlyHeartbeats } from "./early-stream.ts";
+import { RouteCache } from "./route-cache.ts";
 
 /** Cursor's ids are UUIDs; anything much longer is not one of them. */
 const ID_MAX_CHARS = 256;
 
 const PARENT_REQUEST_HEADER = "x-parent-request-id";
 const PARENT_TOOL_CALL_HEADER = "x-parent-agent-tool-call-id";
+
+/** Routes this isolate has bound or resolved: a known request skips the router hop. */
+const knownRoutes = new RouteCache();
 
 export async function handleRunSse(request: Request, env: AppEnv, principal: Principal): Promise<Response> {
   checkSubagentHeaders(request);
@@ -30,8 +35,12 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Pri
   if (!requestId) throw new AppError("invalid_argument", "RunSSE needs a request_id");
   checkIdLength(requestId, "request_id");
   const accept = request.headers.get("accept");
+  const known = knownRoutes.get(principal.id, requestId);
+  if (known !== undefined) return streamResponse(await conversationStream(env, principal, requestId, known), accept);
   const early = new EarlyHeartbeats();
-  const resolving = routerStub(env, principal).resolve(requestId, { onHeartbeat: () => early.beat() });
+  const resolving = routerStub(env, principal)
+    .resolve(requestId, { onHeartbeat: () => early.beat() })
+    .then((id) => remember(principal, requestId, id));
   const first = await Promise.race([resolving.then((id) => ({ id })), early.first.then(() => "heartbeat" as const)]);
   if (first !== "heartbeat") return streamResponse(await conversationStream(env, principal, requestId, routed(first.id)), accept);
   // A client heartbeat came before seqno 0: answer it now; the conversation's stream follows.
@@ -66,7 +75,14 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
   const conversationId =
     message.message.case === "runRequest"
       ? await bindConversation(env, principal, requestId, message)
-      : routed(await routerStub(env, principal).resolve(requestId, { heartbeat: message.message.case === "clientHeartbeat" }));
+      : (knownRoutes.get(principal.id, requestId) ??
+        routed(
+          remember(
+            principal,
+            requestId,
+            await routerStub(env, principal).resolve(requestId, { heartbeat: message.message.case === "clientHeartbeat" }),
+          ),
+        ));
   const result = await conversationStub(env, principal, conversationId).append({
     principal: principal.id,
     ...(principal.kind === "user" && { teamId: principal.teamId }),
@@ -92,10 +108,22 @@ async function bindConversation(env: AppEnv, principal: Principal, requestId: st
   // Without a conversation id, the request id names the conversation (docs/protocol.md#bidiappend).
   const conversationId = run?.conversationId || requestId;
   checkIdLength(conversationId, "conversation_id");
+  const bound = knownRoutes.get(principal.id, requestId) ?? (await bindRoute(env, principal, requestId, conversationId));
+  if (bound !== conversationId) throw new AppError("invalid_argument", "request_id is already bound to another conversation");
+  return conversationId;
+}
+
+/** Binds the request at the router; the conversation it is bound to, which differs on a conflict. */
+async function bindRoute(env: AppEnv, principal: Principal, requestId: string, conversationId: string): Promise<string> {
   const result = await routerStub(env, principal).bind(requestId, conversationId);
-  if (result.status === "conflict") {
-    throw new AppError("invalid_argument", "request_id is already bound to another conversation");
-  }
+  const bound = result.status === "bound" ? conversationId : result.conversationId;
+  knownRoutes.set(principal.id, requestId, bound);
+  return bound;
+}
+
+/** Keeps a route the router gave, so the request's next calls skip it. */
+function remember(principal: Principal, requestId: string, conversationId: string | null): string | null {
+  if (conversationId !== null) knownRoutes.set(principal.id, requestId, conversationId);
   return conversationId;
 }
 

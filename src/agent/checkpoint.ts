@@ -27,7 +27,7 @@ interface HistoryEntry {
 }
 
 export interface CheckpointInput {
-  history: HistoryEntry[];
+  history: readonly HistoryEntry[];
   /** The assistant message whose tool calls are still running (staged checkpoints). */
   pending?: Extract<ChatMessage, { role: "assistant" }>;
   usedTokens: number;
@@ -139,7 +139,7 @@ interface Turn {
 }
 
 /** Each Cursor user message starts a turn; the model's output and tool calls after it are its steps. */
-function groupTurns(history: HistoryEntry[]): Turn[] {
+function groupTurns(history: readonly HistoryEntry[]): Turn[] {
   const turns: Turn[] = [];
   for (const entry of history) {
     const m = entry.message;

@@ -107,7 +107,7 @@ export function exceedsWindow(model: ModelConfig, estimatedTokens: number): bool
 }
 
 /** The newest user message, if the history ends with it (the query being answered). */
-function currentQuery(history: StoredMessage[]): StoredMessage | undefined {
+function currentQuery(history: readonly StoredMessage[]): StoredMessage | undefined {
   const last = history.at(-1);
   return last?.message.role === "user" && last.messageKey?.startsWith(USER_MESSAGE_KEY_PREFIX) ? last : undefined;
 }

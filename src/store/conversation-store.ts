@@ -122,6 +122,12 @@ export interface NewMessage {
 
 export class ConversationStore {
   readonly #images = new ImageCache();
+  /**
+   * The live branch per conversation, as last read: a run reads it several times per
+   * model call, and this object is its only writer, so every write below drops it
+   * (docs/architecture.md#history-in-memory). Frozen, so no reader can change it for the next.
+   */
+  readonly #live = new Map<string, readonly StoredMessage[]>();
 
   constructor(readonly db: Db) {}
 
@@ -326,7 +332,16 @@ export class ConversationStore {
   }
 
   /** The live branch of the history, oldest first. */
-  history(conversationId: string): StoredMessage[] {
+  history(conversationId: string): readonly StoredMessage[] {
+    let live = this.#live.get(conversationId);
+    if (!live) {
+      live = deepFreeze(this.#readHistory(conversationId));
+      this.#live.set(conversationId, live);
+    }
+    return live;
+  }
+
+  #readHistory(conversationId: string): StoredMessage[] {
     return this.db
       .select({
         seq: messages.seq,
@@ -394,6 +409,7 @@ export class ConversationStore {
    * before it is unchanged.
    */
   branchBefore(conversationId: string, seq: number, runId: string): void {
+    this.#live.delete(conversationId);
     this.db
       .update(messages)
       .set({ supersededByRunId: runId })
@@ -478,6 +494,7 @@ export class ConversationStore {
   /** Appends messages in one transaction; a message whose key exists is skipped (exactly once). */
   appendMessages(conversationId: string, runId: string, items: NewMessage[]): void {
     const now = Date.now();
+    this.#live.delete(conversationId);
     this.db.transaction((tx) => {
       for (const item of items) {
         const images = imagesOf(item.message);
@@ -591,4 +608,11 @@ function cancelRunningCalls(tx: Pick<Db, "update">, runIds: string[], now: numbe
     })
     .where(and(inArray(llmCalls.runId, runIds), eq(llmCalls.status, "running")))
     .run();
+}
+
+/** Freezes a value and everything in it (byte arrays cannot be frozen; they are left as they are). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value) || Object.isFrozen(value)) return value;
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return Object.freeze(value);
 }

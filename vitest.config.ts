@@ -5,9 +5,10 @@
 // the Workers runtime with real Durable Objects, DO SQLite and local D1; a real
 // local HTTP server (test/support/fake-provider-server.ts, started in global
 // setup) stands in for the model providers, another (fake-search-server.ts) for
-// the web search backend. `continuation`: the same runtime with the production
-// continuation window (2 s), which `workers` turns off so that its streams end
-// as soon as their turn does. `code-mode`: the differential suite in Node
+// the web search backend; test/faults is its fault suite
+// (docs/testing.md#fault-suite). `continuation`: the same runtime with the
+// production continuation window (2 s), which `workers` turns off so that its
+// streams end as soon as their turn does. `code-mode`: the differential suite in Node
 // (test/code-mode, docs/code-mode.md#differential-suite), the same scenarios
 // against the reference codex-code-mode-host and byok-edge under `wrangler dev`.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";

@@ -292,6 +292,11 @@ export class FrameReader {
     return (end as Extract<Frame, { kind: "end" }>).json;
   }
 
+  /** Whether the body has closed (read to its end, or broken). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   async cancel(): Promise<void> {
     await this.#reader.cancel();
   }

@@ -182,6 +182,14 @@ export function hangAfter(response: ScriptedResponse, count: number): ScriptedRe
   return { ...response, steps: [...(response.steps ?? []).slice(0, count), { hang: true }] };
 }
 
+/** Keeps the first `count` steps, then destroys the socket mid-body (a provider cut mid-stream). */
+export function cutAfter(response: ScriptedResponse, count: number): ScriptedResponse {
+  return { ...response, steps: [...(response.steps ?? []).slice(0, count), { cut: true }] };
+}
+
+/** Response headers, then nothing more until the client goes away (a slowloris provider). */
+export const HEADERS_THEN_SILENCE: ScriptedResponse = { steps: [{ hang: true }] };
+
 function closing(id: string, finishReason: string, opts: ChatStreamOptions): Step[] {
   const usage = opts.usage === undefined ? DEFAULT_CHAT_USAGE : opts.usage;
   return [chatChunk(id, {}, finishReason), ...(usage ? [chatUsageChunk(id, usage)] : []), DONE_STEP];

@@ -10,6 +10,9 @@ import { startNodeRelay } from "./node-relay.ts";
 import { fmt, median, p99, ratio, table } from "./stats.ts";
 import { byokTurn, relayRun, type TurnResult } from "./turn-client.ts";
 
+/** How long one stream may take at most, beyond the provider's own time. */
+const TURN_TIMEOUT_MS = 120_000;
+
 interface Side {
   errors: number;
   firstError?: string;
@@ -52,10 +55,12 @@ export async function concurrencyReport(opts: {
   const relay = await startNodeRelay();
   const rows: string[][] = [];
   const notes: string[] = [];
+  // Patient, so that an error is the server's and not the bench giving up: a client waits this long.
+  const timeoutMs = TURN_TIMEOUT_MS + providerMs;
   const sides: [string, () => Promise<TurnResult>][] = [
-    ["byok-edge", () => byokTurn({ baseUrl, server, token, model, plan })],
-    ["passthrough", () => relayRun({ url: `${baseUrl}/__bench/passthrough`, server, token, plan })],
-    ["node relay", () => relayRun({ url: relay.url, server, token, plan })],
+    ["byok-edge", () => byokTurn({ baseUrl, server, token, model, plan, timeoutMs })],
+    ["passthrough", () => relayRun({ url: `${baseUrl}/__bench/passthrough`, server, token, plan, timeoutMs })],
+    ["node relay", () => relayRun({ url: relay.url, server, token, plan, timeoutMs })],
   ];
   try {
     for (const [, one] of sides) await one(); // warm-up, not counted: the first request of each path pays its setup

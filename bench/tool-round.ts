@@ -5,7 +5,12 @@
 //   back: the client starts appending its exec result → the provider has the follow-up request.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { performance } from "node:perf_hooks";
-import { AgentClientMessageSchema, type AgentClientMessage, type ExecServerMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
+import {
+  AgentClientMessageSchema,
+  type AgentClientMessage,
+  type AgentServerMessage,
+  type ExecServerMessage,
+} from "../src/proto/gen/agent/v1/agent_pb.ts";
 import type { StreamRecord, StreamServer } from "./fake-stream-server.ts";
 import { fmt, median, p99, ratio, table } from "./stats.ts";
 import { appendBody, byokTurn, heartbeat, newRunId, post } from "./turn-client.ts";
@@ -50,6 +55,12 @@ function execReply(exec: ExecServerMessage): AgentClientMessage | undefined {
   return undefined;
 }
 
+/** `interactionUpdate/toolCallStarted`, `kvServerMessage/setBlobArgs`, `execServerMessage/readArgs`, … */
+function messageKind(message: AgentServerMessage): string {
+  const inner = message.message.value as { message?: { case?: string } } | undefined;
+  return `${message.message.case}/${inner?.message?.case ?? "-"}`;
+}
+
 async function echoRtt(baseUrl: string, token: string): Promise<number> {
   const timing: { start?: number } = {};
   const res = await post(
@@ -76,11 +87,15 @@ export async function toolRoundReport(opts: {
   const out: number[] = [];
   const back: number[] = [];
   const echo: number[] = [];
+  /** Per kind of server message: its first arrival after the tool-call stream ended, − that end. */
+  const firstAfterEnd = new Map<string, number[]>();
   for (let r = 0; r < opts.runs; r++) {
     const id = newRunId();
     let execAt: number | undefined;
     let replySentAt: number | undefined;
     let followUp: StreamRecord | undefined;
+    let toolRecord: StreamRecord | undefined;
+    const seen = new Set<string>();
     const turn = await byokTurn({
       baseUrl,
       server,
@@ -88,6 +103,17 @@ export async function toolRoundReport(opts: {
       model,
       id,
       plan: { chunks: 0, intervalMs: 1, toolCall: { id: `call-${r}`, name: "Read", arguments: '{"path":"/bench.txt"}' } },
+      onMessage: (message, at) => {
+        const ended = toolRecord?.endedAt;
+        if (ended === undefined || followUp) return; // only the out leg
+        const kind = messageKind(message);
+        if (seen.has(kind)) return;
+        seen.add(kind);
+        firstAfterEnd.set(kind, [...(firstAfterEnd.get(kind) ?? []), at - ended]);
+      },
+      onStart: (record) => {
+        toolRecord = record;
+      },
       onExec: (exec, at) => {
         if (exec.message.case === "readArgs" && execAt === undefined) {
           execAt = at;
@@ -119,5 +145,12 @@ export async function toolRoundReport(opts: {
         out.map((o, i) => o + back[i]!),
       ),
     ],
-  ).concat(`\n\n${opts.runs} rounds; echo p99 ${fmt(p99(echo))}`);
+  ).concat(
+    `\n\n${opts.runs} rounds; echo p99 ${fmt(p99(echo))}\nout leg, first server message of each kind after the tool-call stream ended (p50): ${[
+      ...firstAfterEnd,
+    ]
+      .sort((a, b) => median(a[1]) - median(b[1]))
+      .map(([kind, v]) => `${kind} +${fmt(median(v))} (${v.length}/${opts.runs})`)
+      .join(", ")}`,
+  );
 }

@@ -9,6 +9,7 @@ import {
   AgentClientMessageSchema,
   AgentServerMessageSchema,
   type AgentClientMessage,
+  type AgentServerMessage,
   type ExecServerMessage,
 } from "../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
@@ -143,6 +144,10 @@ export interface TurnOptions {
   /** Called for each exec request, when it arrives; its reply is appended at once, the send time given to `onExecSent`. */
   onExec?: (exec: ExecServerMessage, at: number) => AgentClientMessage | undefined;
   onExecSent?: (at: number) => void;
+  /** Called with the provider's record of this turn's (first) request, before anything is sent. */
+  onStart?: (record: StreamRecord) => void;
+  /** Called for every server message, when it arrives. */
+  onMessage?: (message: AgentServerMessage, at: number) => void;
   /** The marker id the provider matches on (default: a new one). */
   id?: string;
   timeoutMs?: number;
@@ -158,6 +163,7 @@ export async function byokTurn(opts: TurnOptions): Promise<TurnResult> {
   const { baseUrl, server, token } = opts;
   const id = opts.id ?? newRunId();
   const record = server.prepare(id, opts.plan);
+  opts.onStart?.(record);
   const requestId = randomUUID();
   const conversationId = opts.conversationId ?? randomUUID();
   const signal = AbortSignal.timeout(opts.timeoutMs ?? turnTimeout(opts.plan));
@@ -226,6 +232,7 @@ export async function byokTurn(opts: TurnOptions): Promise<TurnResult> {
           continue;
         }
         const message = fromBinary(AgentServerMessageSchema, envelope.data);
+        opts.onMessage?.(message, at);
         const kvReply = kv.reply(message);
         if (kvReply) reply(kvReply, "kv reply");
         const execReply = message.message.case === "execServerMessage" ? opts.onExec?.(message.message.value, at) : undefined;
@@ -259,6 +266,7 @@ export interface RelayOptions {
   /** Echo requests timed one after another once the first chunk arrives, to `echoUrl`. */
   appends?: number;
   echoUrl?: string;
+  timeoutMs?: number;
 }
 
 /** One provider stream through a relay, timed like a turn. */
@@ -266,7 +274,7 @@ export async function relayRun(opts: RelayOptions): Promise<TurnResult> {
   const { server, token } = opts;
   const id = `p${randomUUID().replace(/-/g, "")}`;
   const record = server.prepare(id, opts.plan);
-  const signal = AbortSignal.timeout(turnTimeout(opts.plan));
+  const signal = AbortSignal.timeout(opts.timeoutMs ?? turnTimeout(opts.plan));
   const scanner = new MarkerScanner();
   const upstreamBody = JSON.stringify({ model: "bench", stream: true, messages: [{ role: "user", content: `bench:${id}` }] });
   const echoBody = appendBody(randomUUID(), 1, heartbeat()); // the same bytes as a heartbeat BidiAppend

@@ -7,7 +7,9 @@
 // comes later); then N content chunks, chunk i written at start + (i+1) × interval
 // (scheduled against the start, so timer lateness does not accumulate), each
 // carrying the text `[c<i>]` so a client can tell which chunk it has received;
-// then a finish chunk, a usage chunk and [DONE]. Sending headers first means that
+// then a finish chunk, a usage chunk and [DONE]. A plan with `toolCall` streams one
+// tool call instead (name, then its arguments, finish "tool_calls"), for the tool
+// round trip of bench/tool-round.ts. Sending headers first means that
 // for chunk 0 both byok-edge and the passthrough measure an established stream,
 // not the setup of the passthrough's response.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -17,6 +19,8 @@ import { performance } from "node:perf_hooks";
 export interface StreamPlan {
   chunks: number;
   intervalMs: number;
+  /** Stream this tool call (OpenAI `tool_calls`) instead of text chunks. */
+  toolCall?: { id: string; name: string; arguments: string };
 }
 
 export interface StreamRecord {
@@ -40,7 +44,7 @@ export interface StreamServer {
   close(): Promise<void>;
 }
 
-const MARKER = /bench:([A-Za-z0-9_-]+)/;
+const MARKER = /bench:([A-Za-z0-9_-]+)/g;
 
 export function chunkText(i: number): string {
   return `[c${i}] `;
@@ -79,7 +83,11 @@ async function serve(req: IncomingMessage, res: ServerResponse, pending: Map<str
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const body = Buffer.concat(chunks).toString("utf8");
-  const id = MARKER.exec(body)?.[1];
+  // A later turn's body also carries the markers of the earlier turns (history): the newest pending one wins.
+  const id = [...body.matchAll(MARKER)]
+    .map((m) => m[1]!)
+    .reverse()
+    .find((candidate) => pending.has(candidate));
   const record = id === undefined ? undefined : pending.get(id);
   if (!record || req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
     res.writeHead(404, { "content-type": "application/json" });
@@ -89,7 +97,28 @@ async function serve(req: IncomingMessage, res: ServerResponse, pending: Map<str
   pending.delete(id!);
   record.requestAt = requestAt;
   record.requestBody = body;
-  await streamChunks(res, record);
+  if (record.plan.toolCall) streamToolCall(res, record, record.plan.toolCall);
+  else await streamChunks(res, record);
+}
+
+function streamToolCall(res: ServerResponse, record: StreamRecord, call: NonNullable<StreamPlan["toolCall"]>): void {
+  const id = `chatcmpl-bench-${Math.random().toString(36).slice(2)}`;
+  res.socket?.setNoDelay(true);
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  record.headersAt = performance.now();
+  record.sentAt[0] = record.headersAt;
+  res.write(chunk(id, { role: "assistant", content: null }));
+  res.write(chunk(id, { tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+  res.write(chunk(id, { tool_calls: [{ index: 0, function: { arguments: call.arguments } }] }));
+  res.write(chunk(id, {}, "tool_calls"));
+  res.write(sse({ id, object: "chat.completion.chunk", created: 0, model: "bench", choices: [], usage: usage(1) }));
+  res.write(sse("[DONE]"));
+  res.end();
+  record.endedAt = performance.now();
+}
+
+function usage(completion: number) {
+  return { prompt_tokens: 10, completion_tokens: completion, total_tokens: 10 + completion };
 }
 
 function sse(value: unknown): string {
@@ -135,7 +164,7 @@ async function streamChunks(res: ServerResponse, record: StreamRecord): Promise<
       created: 0,
       model: "bench",
       choices: [],
-      usage: { prompt_tokens: 10, completion_tokens: chunks, total_tokens: 10 + chunks },
+      usage: usage(chunks),
     }),
   );
   res.write(sse("[DONE]"));

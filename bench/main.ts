@@ -1,22 +1,21 @@
-// Turn latency benchmark (a measurement, not a test).
+// Benchmark suite of byok-edge (a measurement, not a test; docs/benchmarks.md).
 //
 // One process holds the timing-aware fake provider (bench/fake-stream-server.ts)
-// and the client, so provider send times and client receive times share one
-// performance.now() clock. The worker runs in `wrangler dev` with
-// BYOK_BENCH_ROUTES=true. Each run does, one after the other:
-//   byok-edge:   RunSSE + BidiAppend(run_request) → worker → router DO →
-//                conversation DO → provider; text deltas back as Connect frames;
-//                K client-heartbeat BidiAppends timed while the turn streams.
-//   passthrough: POST /__bench/passthrough → worker fetches the provider and
-//                streams the bytes back; K POST /__bench/echo timed while it streams.
-// Figures (per side, then byok-edge / passthrough):
-//   (a) provider's first body byte (chunk 0 written) → client has chunk 0's text;
-//   (b) per chunk (1..N-1): client receive time − provider send time;
-//   (c) request → 200 of a BidiAppend (byok-edge) or an echo (passthrough);
-//   (d) client sends the request → provider receives its request (informational).
-// Hosted users (bench/hosted-user.ts): the same byok-edge turn as a team member on a
-// stored credential, compared with the single-user turn of the same run, and (e)
-// unary round trips (bearer check + model list) of both principals.
+// and the client (bench/turn-client.ts), so provider send times and client receive
+// times share one performance.now() clock. The worker runs in `wrangler dev` with
+// BYOK_BENCH_ROUTES=true. Every figure is a ratio against a baseline of the same run.
+// Sections (`--only NAME[,NAME]`, default all, in this order):
+//   latency:     (a) provider first byte → first text, (b) per chunk, (c) BidiAppend vs
+//                the echo route, (d) request → provider, against the passthrough route;
+//   hosted:      the same turn and (e) unary round trips as a hosted user vs the single
+//                user (bench/hosted-user.ts);
+//   turn-start:  request → provider request, new and warm conversation (bench/turn-start.ts);
+//   tool:        tool round trip vs the echo route (bench/tool-round.ts);
+//   concurrency: N streams at once vs the passthrough and a plain Node relay (bench/concurrency.ts);
+//   flood:       one principal's bad-append flood vs another's turns (bench/flood.ts);
+//   memory:      workerd RSS per idle conversation and over rounds (bench/memory.ts);
+//   code-mode:   code-mode cells vs Codex's reference host (bench/code-mode.ts).
+// `--quick` shrinks every size, to check the whole suite works in under 2 minutes.
 import { randomUUID } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -24,11 +23,6 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { AgentClientMessageSchema, AgentServerMessageSchema, type AgentClientMessage } from "../src/proto/gen/agent/v1/agent_pb.ts";
-import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
-import { EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM, FLAG_MESSAGE } from "../src/proto/connect/envelope.ts";
-import { toHex } from "../src/proto/bytes.ts";
 import {
   installExitHandlers,
   isExiting,
@@ -40,296 +34,96 @@ import {
   startWranglerDev,
   type WranglerDev,
 } from "../e2e/support/wrangler-dev.ts";
-import { KvClient } from "../e2e/support/kv-client.ts";
 import { createHostedUser, type HostedUser, unaryRoundTrips } from "./hosted-user.ts";
 import { codeModeReport } from "./code-mode.ts";
-import { CHUNK_MARKER, startStreamServer, type StreamPlan, type StreamRecord, type StreamServer } from "./fake-stream-server.ts";
+import { concurrencyReport } from "./concurrency.ts";
+import { startStreamServer, type StreamPlan } from "./fake-stream-server.ts";
+import { floodReport } from "./flood.ts";
+import { memoryReport } from "./memory.ts";
+import { fmt, median, p95, positiveInt, ratio } from "./stats.ts";
+import { toolRoundReport } from "./tool-round.ts";
+import { turnStartReport } from "./turn-start.ts";
+import { byokTurn, relayRun, retries, type TurnResult } from "./turn-client.ts";
+
+const SECTIONS = ["latency", "hosted", "turn-start", "tool", "concurrency", "flood", "memory", "code-mode"] as const;
+type Section = (typeof SECTIONS)[number];
 
 const { values: opts } = parseArgs({
   options: {
-    runs: { type: "string", default: "5" },
-    chunks: { type: "string", default: "50" },
-    interval: { type: "string", default: "20" },
-    appends: { type: "string", default: "10" },
-    warmup: { type: "string", default: "1" },
+    runs: { type: "string" },
+    chunks: { type: "string" },
+    interval: { type: "string" },
+    appends: { type: "string" },
+    warmup: { type: "string" },
+    only: { type: "string" },
+    quick: { type: "boolean", default: false },
+    sizes: { type: "string" },
+    conversations: { type: "string" },
+    rounds: { type: "string" },
+    loops: { type: "string" },
   },
 });
-const RUNS = positiveInt(opts.runs, "runs");
-const PLAN: StreamPlan = { chunks: positiveInt(opts.chunks, "chunks"), intervalMs: positiveInt(opts.interval, "interval") };
-const APPENDS = opts.appends === "0" ? 0 : positiveInt(opts.appends, "appends"); // 0: streaming figures without concurrent appends
-const WARMUP = Number(opts.warmup) || 0;
+const QUICK = opts.quick;
+/** A flag's value, or its default (smaller with --quick). */
+const flag = (value: string | undefined, full: string, quick: string) => value ?? (QUICK ? quick : full);
+const RUNS = positiveInt(flag(opts.runs, "5", "2"), "runs");
+const PLAN: StreamPlan = {
+  chunks: positiveInt(flag(opts.chunks, "50", "10"), "chunks"),
+  intervalMs: positiveInt(flag(opts.interval, "20", "10"), "interval"),
+};
+const appendsFlag = flag(opts.appends, "10", "3");
+const APPENDS = appendsFlag === "0" ? 0 : positiveInt(appendsFlag, "appends"); // 0: streaming figures without concurrent appends
+const WARMUP = Number(flag(opts.warmup, "1", "1")) || 0;
+/** The concurrency section's stream: 50 chunks 20 ms apart, 1.0 s of provider time (issue 13). */
+const CONCURRENT_PLAN: StreamPlan = QUICK ? { chunks: 10, intervalMs: 20 } : { chunks: 50, intervalMs: 20 };
+const SIZES = flag(opts.sizes, "25,50,100,200", "5,10")
+  .split(",")
+  .map((n) => positiveInt(n.trim(), "sizes"));
+const CONVERSATIONS = positiveInt(flag(opts.conversations, "50", "5"), "conversations");
+const ROUNDS = positiveInt(flag(opts.rounds, "3", "1"), "rounds");
+const LOOPS = positiveInt(flag(opts.loops, "8", "2"), "loops");
+const ONLY = new Set<Section>(
+  (opts.only ?? SECTIONS.join(",")).split(",").map((name) => {
+    const section = name.trim() as Section;
+    if (!SECTIONS.includes(section)) throw new Error(`--only: unknown section "${name}" (sections: ${SECTIONS.join(", ")})`);
+    return section;
+  }),
+);
 const MODEL_NAME = "bench-model";
-const RUN_TIMEOUT_MS = 30_000 + PLAN.chunks * PLAN.intervalMs;
 
 interface Sample {
   firstByteToFirstDelta: number;
   perChunk: number[];
   appendRtt: number[];
   requestToProvider: number;
-  /** (e) unary round trips with this side's token; empty for the passthrough. */
-  unaryRtt: number[];
 }
 
-function positiveInt(value: string | undefined, name: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer`);
-  return n;
-}
-
-function quantile(values: number[], q: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.ceil(q * sorted.length) - 1; // nearest rank
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))]!;
-}
-const median = (v: number[]) => quantile(v, 0.5);
-const p95 = (v: number[]) => quantile(v, 0.95);
-
-/** Finds chunk markers as text accumulates; a marker split across reads is found on the next read. */
-class MarkerScanner {
-  readonly recvAt: number[] = [];
-  #text = "";
-  #scanFrom = 0;
-  push(text: string, at: number): void {
-    this.#text += text;
-    const re = new RegExp(CHUNK_MARKER.source, "g");
-    re.lastIndex = this.#scanFrom;
-    for (let m = re.exec(this.#text); m; m = re.exec(this.#text)) {
-      const i = Number(m[1]);
-      this.recvAt[i] ??= at;
-      this.#scanFrom = re.lastIndex;
-    }
-  }
-  get first(): Promise<void> {
-    return this.#first.promise;
-  }
-  readonly #first = Promise.withResolvers<void>();
-  notifyIfStarted(): void {
-    if (this.recvAt[0] !== undefined) this.#first.resolve();
-  }
-  fail(error: unknown): void {
-    this.#first.reject(error);
-  }
-}
-
-function headers(token: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { authorization: `Bearer ${token}`, ...extra };
-}
-
-function appendBody(requestId: string, seqno: number, message: AgentClientMessage): Uint8Array {
-  return toBinary(
-    BidiAppendRequestSchema,
-    create(BidiAppendRequestSchema, {
-      requestId: { requestId },
-      appendSeqno: BigInt(seqno),
-      data: toHex(toBinary(AgentClientMessageSchema, message)),
-    }),
-  );
-}
-
-/** Requests retried because a kept-alive connection had been closed by the server. */
-let staleRetries = 0;
-
-/**
- * POST with one retry when the pooled connection turns out to be closed (the
- * keep-alive race: the server closed it as we reused it; nothing was processed).
- * `timing.start` is the start of the attempt that succeeded. Retrying an append
- * is safe: the worker drops a seqno it has already seen.
- */
-async function post(
-  url: string,
-  token: string,
-  body: Uint8Array | string,
-  contentType: string,
-  signal: AbortSignal,
-  timing: { start?: number } = {},
-): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    timing.start = performance.now();
-    try {
-      return await fetch(url, { method: "POST", headers: headers(token, { "content-type": contentType }), body, signal });
-    } catch (error) {
-      const code = (error as { cause?: { code?: string } }).cause?.code;
-      if (attempt >= 2 || signal.aborted || code !== "UND_ERR_SOCKET") throw error;
-      staleRetries++;
-    }
-  }
-}
-
-/** K sequential requests once the stream has started; round-trip times in ms. */
-async function timedRequests(started: Promise<void>, send: (timing: { start?: number }) => Promise<Response>): Promise<number[]> {
-  await started;
-  const rtts: number[] = [];
-  for (let k = 1; k <= APPENDS; k++) {
-    const timing: { start?: number } = {};
-    const res = await send(timing);
-    await res.arrayBuffer();
-    const t1 = performance.now();
-    if (res.status !== 200) throw new Error(`timed request ${k} → ${res.status}`);
-    rtts.push(t1 - timing.start!);
-  }
-  return rtts;
-}
-
-function summarize(record: StreamRecord, scanner: MarkerScanner, appendRtt: number[], sentAt: number, what: string): Sample {
-  const n = record.plan.chunks;
-  const missing = Array.from({ length: n }, (_, i) => i).filter((i) => scanner.recvAt[i] === undefined);
-  if (missing.length > 0)
-    throw new Error(`${what}: chunks never arrived: ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? "…" : ""}`);
-  if (record.requestAt === undefined) throw new Error(`${what}: the provider never saw the request`);
+function sample(t: TurnResult): Sample {
   const perChunk: number[] = [];
-  for (let i = 1; i < n; i++) perChunk.push(scanner.recvAt[i]! - record.sentAt[i]!);
+  for (let i = 1; i < t.record.plan.chunks; i++) perChunk.push(t.scanner.recvAt[i]! - t.record.sentAt[i]!);
   return {
-    firstByteToFirstDelta: scanner.recvAt[0]! - record.sentAt[0]!,
+    firstByteToFirstDelta: t.scanner.recvAt[0]! - t.record.sentAt[0]!,
     perChunk,
-    appendRtt,
-    requestToProvider: record.requestAt - sentAt,
-    unaryRtt: [],
+    appendRtt: t.appendRtt,
+    requestToProvider: t.record.requestAt! - t.sentAt,
   };
-}
-
-async function byokTurn(dev: WranglerDev, server: StreamServer, token: string, model = MODEL_NAME): Promise<Sample> {
-  const id = `b${randomUUID().replace(/-/g, "")}`;
-  const record = server.prepare(id, PLAN);
-  const requestId = randomUUID();
-  const signal = AbortSignal.timeout(RUN_TIMEOUT_MS);
-  const scanner = new MarkerScanner();
-
-  const streamRes = post(
-    `${dev.baseUrl}/agent.v1.AgentService/RunSSE`,
-    token,
-    encodeEnvelope(FLAG_MESSAGE, toBinary(BidiRequestIdSchema, create(BidiRequestIdSchema, { requestId }))),
-    "application/connect+proto",
-    signal,
-  );
-  const runRequest = create(AgentClientMessageSchema, {
-    message: {
-      case: "runRequest",
-      value: {
-        conversationId: randomUUID(),
-        requestedModel: { modelId: model },
-        action: {
-          action: { case: "userMessageAction", value: { userMessage: { text: `bench:${id}`, messageId: randomUUID(), mode: 1 } } },
-        },
-      },
-    },
-  });
-  let seqno = 0; // run_request, then heartbeats and KV replies in whatever order they are sent
-  const append = (message: AgentClientMessage, timing?: { start?: number }) =>
-    post(
-      `${dev.baseUrl}/aiserver.v1.BidiService/BidiAppend`,
-      token,
-      appendBody(requestId, seqno++, message),
-      "application/proto",
-      signal,
-      timing,
-    );
-  const sentAt = performance.now();
-  const appendRes = await append(runRequest);
-  if (appendRes.status !== 200) throw new Error(`BidiAppend(run_request) → ${appendRes.status}: ${await appendRes.text()}`);
-  await appendRes.arrayBuffer();
-
-  const heartbeat = create(AgentClientMessageSchema, { message: { case: "clientHeartbeat", value: {} } });
-  const appends = timedRequests(scanner.first, (timing) => append(heartbeat, timing));
-  appends.catch(() => {});
-  // Like Cursor: acknowledge the conversation-state blobs, or the turn cannot end.
-  const kv = new KvClient();
-  const kvReplies: Promise<void>[] = [];
-
-  try {
-    const res = await streamRes;
-    if (res.status !== 200 || !res.body) throw new Error(`RunSSE → ${res.status}: ${await res.text()}`);
-    const decoder = new EnvelopeDecoder();
-    let ended = false;
-    for await (const bytes of res.body) {
-      const at = performance.now();
-      for (const envelope of decoder.push(bytes)) {
-        if (envelope.flags & FLAG_END_STREAM) {
-          const end = JSON.parse(new TextDecoder().decode(envelope.data)) as { error?: { code: string; message?: string } };
-          if (end.error) throw new Error(`RunSSE ended with ${end.error.code}: ${end.error.message ?? ""}`);
-          ended = true;
-          continue;
-        }
-        const message = fromBinary(AgentServerMessageSchema, envelope.data);
-        const reply = kv.reply(message);
-        if (reply) {
-          const sent = append(reply).then(async (r) => {
-            if (r.status !== 200) throw new Error(`BidiAppend(kv reply) → ${r.status}: ${await r.text()}`);
-            await r.arrayBuffer();
-          });
-          sent.catch(() => {}); // awaited after the stream
-          kvReplies.push(sent);
-        }
-        if (message.message.case !== "interactionUpdate") continue;
-        const update = message.message.value.message;
-        if (update.case === "textDelta") scanner.push(update.value.text, at);
-      }
-      scanner.notifyIfStarted();
-    }
-    decoder.finish();
-    if (!ended) throw new Error("RunSSE closed without an end-stream frame");
-    await Promise.all(kvReplies);
-  } catch (error) {
-    scanner.fail(error);
-    throw error;
-  }
-  return summarize(record, scanner, await appends, sentAt, "byok-edge");
-}
-
-async function passthroughRun(dev: WranglerDev, server: StreamServer, token: string): Promise<Sample> {
-  const id = `p${randomUUID().replace(/-/g, "")}`;
-  const record = server.prepare(id, PLAN);
-  const signal = AbortSignal.timeout(RUN_TIMEOUT_MS);
-  const scanner = new MarkerScanner();
-  const upstreamBody = JSON.stringify({ model: "bench", stream: true, messages: [{ role: "user", content: `bench:${id}` }] });
-  // The echo carries the same bytes as a heartbeat BidiAppend.
-  const echoBody = appendBody(randomUUID(), 1, create(AgentClientMessageSchema, { message: { case: "clientHeartbeat", value: {} } }));
-
-  const sentAt = performance.now();
-  const res = await post(
-    `${dev.baseUrl}/__bench/passthrough`,
-    token,
-    JSON.stringify({ url: `http://127.0.0.1:${server.port}/v1/chat/completions`, body: upstreamBody }),
-    "application/json",
-    signal,
-  );
-  if (res.status !== 200 || !res.body) throw new Error(`passthrough → ${res.status}: ${await res.text()}`);
-  const echoes = timedRequests(scanner.first, (timing) =>
-    post(`${dev.baseUrl}/__bench/echo`, token, echoBody, "application/proto", signal, timing),
-  );
-  echoes.catch(() => {});
-  try {
-    const text = new TextDecoder();
-    for await (const bytes of res.body) {
-      scanner.push(text.decode(bytes, { stream: true }), performance.now());
-      scanner.notifyIfStarted();
-    }
-  } catch (error) {
-    scanner.fail(error);
-    throw error;
-  }
-  return summarize(record, scanner, await echoes, sentAt, "passthrough");
 }
 
 function machine(): Record<string, string> {
   const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
   const model = /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? "unknown";
-  let wrangler = "unknown";
-  try {
-    wrangler = (JSON.parse(readFileSync(join(PROJECT_ROOT, "node_modules/wrangler/package.json"), "utf8")) as { version: string }).version;
-  } catch {
-    // leave unknown
-  }
-  // The workerd that wrangler runs: its own nested copy when it has one.
-  let workerd = "unknown";
-  for (const dir of ["node_modules/wrangler/node_modules/miniflare/node_modules", "node_modules/wrangler/node_modules", "node_modules"]) {
+  const version = (dir: string) => {
     try {
-      workerd = (JSON.parse(readFileSync(join(PROJECT_ROOT, dir, "workerd/package.json"), "utf8")) as { version: string }).version;
-      break;
+      return (JSON.parse(readFileSync(join(PROJECT_ROOT, dir, "package.json"), "utf8")) as { version: string }).version;
     } catch {
-      // try the next place
+      return undefined;
     }
-  }
+  };
+  // The workerd that wrangler runs: its own nested copy when it has one.
+  const workerd =
+    ["node_modules/wrangler/node_modules/miniflare/node_modules", "node_modules/wrangler/node_modules", "node_modules"]
+      .map((dir) => version(`${dir}/workerd`))
+      .find((v) => v !== undefined) ?? "unknown";
   let kernel = "unknown";
   try {
     kernel = execFileSync("uname", ["-sr"], { encoding: "utf8" }).trim();
@@ -341,14 +135,11 @@ function machine(): Record<string, string> {
     cores: String(cpus().length),
     ram: `${(totalmem() / 1024 ** 3).toFixed(1)} GiB`,
     node: process.version,
-    wrangler,
+    wrangler: version("node_modules/wrangler") ?? "unknown",
     workerd,
     kernel,
   };
 }
-
-const fmt = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(2)} ms` : "n/a");
-const ratio = (a: number, b: number) => (Number.isFinite(a) && b > 0 ? `${(a / b).toFixed(2)}×` : "n/a");
 
 function report(byok: Sample[], pass: Sample[]): string {
   const rows: [string, (s: Sample[]) => number][] = [
@@ -404,12 +195,79 @@ function perRun(samples: Sample[]): string {
     .join("\n");
 }
 
+function command(): string {
+  const parts = [
+    `--runs ${RUNS} --chunks ${PLAN.chunks} --interval ${PLAN.intervalMs} --appends ${APPENDS} --warmup ${WARMUP}`,
+    `--sizes ${SIZES.join(",")} --conversations ${CONVERSATIONS} --rounds ${ROUNDS} --loops ${LOOPS}`,
+  ];
+  if (opts.only) parts.push(`--only ${[...ONLY].join(",")}`);
+  if (QUICK) parts.push("--quick");
+  return `npm run bench -- ${parts.join(" ")}`;
+}
+
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" / ");
+
+function section(name: string, text: string): void {
+  console.log(`\n## ${name}\n\n${text}\n`);
+}
+
+/** Sections (a)–(e): the existing turn-latency and hosted-user figures, runs interleaved. */
+async function latencySections(
+  dev: WranglerDev,
+  server: Awaited<ReturnType<typeof startStreamServer>>,
+  token: string,
+  hostedUser: HostedUser | undefined,
+) {
+  const baseUrl = dev.baseUrl;
+  const wantHosted = ONLY.has("hosted") && hostedUser !== undefined;
+  const turn = (tok: string, model: string, appends = APPENDS) => byokTurn({ baseUrl, server, token: tok, model, plan: PLAN, appends });
+  const pass = () =>
+    relayRun({ url: `${baseUrl}/__bench/passthrough`, server, token, plan: PLAN, appends: APPENDS, echoUrl: `${baseUrl}/__bench/echo` });
+  console.log(
+    `latency: ${RUNS} runs of ${PLAN.chunks} chunks every ${PLAN.intervalMs} ms, ${APPENDS} timed appends per run, ${WARMUP} warm-up run(s)`,
+  );
+  for (let w = 0; w < WARMUP; w++) {
+    await turn(token, MODEL_NAME);
+    if (wantHosted && hostedUser.model) await turn(hostedUser.token, hostedUser.model);
+    await pass();
+    if (wantHosted) await unaryRoundTrips(baseUrl, hostedUser.token, 2);
+  }
+  const byok: Sample[] = [];
+  const hosted: Sample[] = [];
+  const passes: Sample[] = [];
+  const localUnary: number[] = [];
+  const hostedUnary: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    byok.push(sample(await turn(token, MODEL_NAME)));
+    if (wantHosted && hostedUser.model) hosted.push(sample(await turn(hostedUser.token, hostedUser.model)));
+    passes.push(sample(await pass()));
+    // Alternating, so a change in load falls on both principals alike.
+    if (wantHosted)
+      for (let k = 0; k < Math.max(APPENDS, 1); k++) {
+        localUnary.push(...(await unaryRoundTrips(baseUrl, token, 1)));
+        hostedUnary.push(...(await unaryRoundTrips(baseUrl, hostedUser.token, 1)));
+      }
+    process.stdout.write(`run ${r + 1}/${RUNS} done\n`);
+  }
+  if (ONLY.has("latency")) {
+    section("latency", `byok-edge per run:\n${perRun(byok)}\npassthrough per run:\n${perRun(passes)}\n\n${report(byok, passes)}`);
+  }
+  if (wantHosted) {
+    const perHosted = hostedUser.model ? `hosted user per run:\n${perRun(hosted)}\n\n` : "";
+    section(
+      "hosted",
+      `${perHosted}hosted user vs single user:\n${hostedReport(byok, hostedUser.model ? hosted : undefined, localUnary, hostedUnary)}`,
+    );
+  }
+}
+
 async function main(): Promise<number> {
   installExitHandlers();
   const started = performance.now();
-  const loadAtStart = loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" / ");
+  const loadAtStart = load();
   const workDir = makeTempDir("byok-bench");
   onCleanup(() => removeTempDir(workDir));
   const server = await startStreamServer();
@@ -440,53 +298,47 @@ async function main(): Promise<number> {
         ]),
       },
     });
-    console.log(
-      `command: npm run bench -- --runs ${RUNS} --chunks ${PLAN.chunks} --interval ${PLAN.intervalMs} --appends ${APPENDS} --warmup ${WARMUP}`,
-    );
-    console.log(
-      `wrangler dev ready on ${dev.baseUrl}; ${RUNS} runs of ${PLAN.chunks} chunks every ${PLAN.intervalMs} ms, ${APPENDS} timed appends per run, ${WARMUP} warm-up run(s)`,
-    );
-    const hostedUser: HostedUser = await createHostedUser(dev.baseUrl, adminToken, `http://127.0.0.1:${server.port}/v1`);
-    if (!hostedUser.model) console.log("hosted user: this build does not serve the credentials API; only (e) is compared");
-    for (let w = 0; w < WARMUP; w++) {
-      await byokTurn(dev, server, token);
-      if (hostedUser.model) await byokTurn(dev, server, hostedUser.token, hostedUser.model);
-      await passthroughRun(dev, server, token);
-      await unaryRoundTrips(dev.baseUrl, hostedUser.token, 2);
+    console.log(`command: ${command()}`);
+    console.log(`wrangler dev ready on ${dev.baseUrl}; sections: ${[...ONLY].join(", ")}`);
+    const baseUrl = dev.baseUrl;
+    const common = { baseUrl, server, token, model: MODEL_NAME };
+    const needsHosted = ONLY.has("hosted") || ONLY.has("flood");
+    const hostedUser = needsHosted ? await createHostedUser(baseUrl, adminToken, `http://127.0.0.1:${server.port}/v1`) : undefined;
+    if (hostedUser && !hostedUser.model) console.log("hosted user: this build does not serve the credentials API; only (e) is compared");
+
+    if (ONLY.has("latency") || ONLY.has("hosted")) await latencySections(dev, server, token, hostedUser);
+    if (ONLY.has("turn-start")) section("turn-start", await turnStartReport({ ...common, runs: QUICK ? 3 : 20 }));
+    if (ONLY.has("tool")) section("tool", await toolRoundReport({ ...common, runs: QUICK ? 3 : 20 }));
+    if (ONLY.has("concurrency")) section("concurrency", await concurrencyReport({ ...common, plan: CONCURRENT_PLAN, sizes: SIZES }));
+    if (ONLY.has("flood") && hostedUser)
+      section(
+        "flood",
+        await floodReport({
+          ...common,
+          floodToken: hostedUser.token,
+          loops: LOOPS,
+          runs: QUICK ? 2 : 10,
+          plan: { chunks: 10, intervalMs: 20 },
+        }),
+      );
+    if (ONLY.has("memory")) {
+      if (dev.pid === undefined) throw new Error("memory: wrangler's pid is unknown");
+      section(
+        "memory",
+        await memoryReport({ ...common, pgrp: dev.pid, conversations: CONVERSATIONS, rounds: ROUNDS, pauseMs: QUICK ? 2_000 : 15_000 }),
+      );
     }
-    const byok: Sample[] = [];
-    const hosted: Sample[] = [];
-    const pass: Sample[] = [];
-    const localUnary: number[] = [];
-    const hostedUnary: number[] = [];
-    for (let r = 0; r < RUNS; r++) {
-      byok.push(await byokTurn(dev, server, token));
-      if (hostedUser.model) hosted.push(await byokTurn(dev, server, hostedUser.token, hostedUser.model));
-      pass.push(await passthroughRun(dev, server, token));
-      // Alternating, so a change in load falls on both principals alike.
-      for (let k = 0; k < Math.max(APPENDS, 1); k++) {
-        localUnary.push(...(await unaryRoundTrips(dev.baseUrl, token, 1)));
-        hostedUnary.push(...(await unaryRoundTrips(dev.baseUrl, hostedUser.token, 1)));
-      }
-      process.stdout.write(`run ${r + 1}/${RUNS} done\n`);
-    }
-    console.log(`\nbyok-edge per run:\n${perRun(byok)}`);
-    console.log(`passthrough per run:\n${perRun(pass)}`);
-    console.log(`\n${report(byok, pass)}\n`);
-    if (hostedUser.model) console.log(`hosted user per run:\n${perRun(hosted)}`);
-    console.log(`\nhosted user vs single user:\n${hostedReport(byok, hostedUser.model ? hosted : undefined, localUnary, hostedUnary)}\n`);
-    console.log(`\ncode mode, byok-edge vs the reference host:\n${await codeModeReport(dev.baseUrl, token, RUNS * 4)}\n`);
+    if (ONLY.has("code-mode"))
+      section("code-mode", `code mode, byok-edge vs the reference host:\n${await codeModeReport(baseUrl, token, QUICK ? 2 : RUNS * 4)}`);
+
     const m = machine();
-    if (staleRetries > 0)
-      console.log(`(${staleRetries} request(s) retried after the server had closed a kept-alive connection; timed from the retry)`);
+    if (retries.stale > 0)
+      console.log(`(${retries.stale} request(s) retried after the server had closed a kept-alive connection; timed from the retry)`);
+    console.log(`command: ${command()}`);
     console.log(
       `machine: ${m.cpu}, ${m.cores} cores, ${m.ram} RAM, ${m.kernel}, Node ${m.node}, wrangler ${m.wrangler} (workerd ${m.workerd})`,
     );
-    console.log(
-      `load average (1/5/15 min) at start: ${loadAtStart}; at end: ${loadavg()
-        .map((x) => x.toFixed(2))
-        .join(" / ")}`,
-    );
+    console.log(`load average (1/5/15 min) at start: ${loadAtStart}; at end: ${load()}`);
     await dev.stop(); // flushes wrangler's output
     const problems = dev
       .log()

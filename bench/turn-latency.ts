@@ -1,6 +1,7 @@
-// `npm run bench`: latency that byok-edge adds to a streamed turn, against a
-// plain passthrough through the same worker. See bench/main.ts and docs/benchmarks.md.
+// `npm run bench`: the benchmark suite (bench/main.ts, docs/benchmarks.md).
 //   npm run bench -- --runs 5 --chunks 50 --interval 20 --appends 10
+//   npm run bench -- --only concurrency --sizes 25,50
+//   npm run bench -- --quick          (tiny sizes: checks that every section works)
 import { ensureTransformTypes } from "../e2e/support/relaunch.ts";
 
 await ensureTransformTypes(import.meta.filename);

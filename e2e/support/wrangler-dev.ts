@@ -37,6 +37,8 @@ export interface WranglerDev {
   baseUrl: string;
   port: number;
   logFile: string;
+  /** wrangler's pid, which is also its process group id (setsid): the bench reads its workerd children's memory. */
+  pid: number | undefined;
   /** The last `lines` lines of wrangler's combined output. */
   tail(lines?: number): string;
   /** Whole log so far. */
@@ -225,6 +227,7 @@ export async function startWranglerDev(opts: StartOptions): Promise<WranglerDev>
     baseUrl: `http://127.0.0.1:${port}`,
     port,
     logFile,
+    pid: child.pid,
     log: readText,
     tail: (lines = 40) => readText().split("\n").slice(-lines).join("\n"),
     stop: async () => {

@@ -1,0 +1,131 @@
+// Flood isolation section of `npm run bench` (docs/benchmarks.md#flood-isolation):
+// principal A (the hosted user) floods bad BidiAppends from K concurrent loops —
+// malformed bodies, seqnos far beyond the next, unknown request ids — while principal
+// B (the single-user token) runs turns. B's turn time and first text with the flood
+// against without it, alternating, in the same run.
+import { randomBytes, randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import type { StreamPlan, StreamServer } from "./fake-stream-server.ts";
+import { fmt, median, p99, ratio, table } from "./stats.ts";
+import { appendBody, byokTurn, heartbeat, post, type TurnResult } from "./turn-client.ts";
+
+/**
+ * An append for a request id no RunSSE or run_request has bound waits up to 30 s
+ * server-side for its binding (ROUTE_WAIT_MS, docs/protocol.md#seqno); the flooding
+ * client gives up on it after this long and sends the next one, as an attacker would.
+ */
+const GIVE_UP_MS = 100;
+
+interface Flood {
+  /** Resolves once every loop has had an answer, so the flood is on. */
+  running: Promise<void>;
+  stop(): Promise<{ requests: number; statuses: Map<string, number>; ms: number }>;
+}
+
+const BAD_BODIES: (() => Uint8Array)[] = [
+  () => randomBytes(64), // not a BidiAppendRequest
+  () => appendBody(randomUUID(), 2 ** 40, heartbeat()), // a seqno far beyond the next
+  () => appendBody(randomUUID(), 0, heartbeat()), // a request id no RunSSE has opened
+];
+
+function startFlood(baseUrl: string, token: string, loops: number): Flood {
+  const statuses = new Map<string, number>();
+  const controller = new AbortController();
+  let requests = 0;
+  let stopped = false;
+  let answered = 0;
+  const on = Promise.withResolvers<void>();
+  const start = performance.now();
+  const loop = async (k: number) => {
+    let first = true;
+    for (let i = k; !stopped; i++) {
+      let key: string;
+      const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(GIVE_UP_MS)]);
+      try {
+        const res = await post(
+          `${baseUrl}/aiserver.v1.BidiService/BidiAppend`,
+          token,
+          BAD_BODIES[i % BAD_BODIES.length]!(),
+          "application/proto",
+          signal,
+        );
+        await res.arrayBuffer();
+        key = String(res.status);
+      } catch (error) {
+        if (stopped) return;
+        key =
+          (error as Error).name === "TimeoutError"
+            ? `gave up after ${GIVE_UP_MS} ms`
+            : `error ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name}`;
+      }
+      requests++;
+      statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      if (first && ++answered === loops) on.resolve();
+      first = false;
+    }
+  };
+  const done = Promise.all(Array.from({ length: loops }, (_, k) => loop(k)));
+  return {
+    running: on.promise,
+    stop: async () => {
+      stopped = true;
+      const ms = performance.now() - start;
+      await Promise.race([done, new Promise((r) => setTimeout(r, 5_000))]);
+      controller.abort();
+      return { requests, statuses, ms };
+    },
+  };
+}
+
+export async function floodReport(opts: {
+  baseUrl: string;
+  server: StreamServer;
+  token: string;
+  model: string;
+  floodToken: string;
+  loops: number;
+  runs: number;
+  plan: StreamPlan;
+}): Promise<string> {
+  const { baseUrl, server, token, model, plan } = opts;
+  const quiet: TurnResult[] = [];
+  const flooded: TurnResult[] = [];
+  let requests = 0;
+  let floodMs = 0;
+  const statuses = new Map<string, number>();
+  for (let r = 0; r < opts.runs; r++) {
+    quiet.push(await byokTurn({ baseUrl, server, token, model, plan }));
+    const flood = startFlood(baseUrl, opts.floodToken, opts.loops);
+    await Promise.race([flood.running, new Promise((r) => setTimeout(r, 10_000))]);
+    try {
+      flooded.push(await byokTurn({ baseUrl, server, token, model, plan }));
+    } finally {
+      const result = await flood.stop();
+      requests += result.requests;
+      floodMs += result.ms;
+      for (const [k, v] of result.statuses) statuses.set(k, (statuses.get(k) ?? 0) + v);
+    }
+  }
+  const turn = (t: TurnResult) => t.endedAt - t.sentAt;
+  const firstText = (t: TurnResult) => t.scanner.recvAt[0]! - t.sentAt;
+  const firstByte = (t: TurnResult) => t.scanner.recvAt[0]! - t.record.sentAt[0]!;
+  const rows: [string, (t: TurnResult) => number, (v: number[]) => number][] = [
+    ["B's turn (run_request sent → end-stream), p50", turn, median],
+    ["B's turn, p99", turn, p99],
+    ["B's first text (run_request sent → first text), p50", firstText, median],
+    ["B's provider first byte → first text, p50", firstByte, median],
+  ];
+  const counts = [...statuses].map(([k, v]) => `${k}: ${v}`).join(", ");
+  return table(
+    ["figure", "with A's flood", "without", "difference", "ratio"],
+    rows.map(([name, f, q]) => {
+      const w = q(flooded.map(f));
+      const wo = q(quiet.map(f));
+      return [name, fmt(w), fmt(wo), fmt(w - wo), ratio(w, wo)];
+    }),
+  ).concat(
+    `\n\n${opts.runs} turn pairs (${plan.chunks} chunks × ${plan.intervalMs} ms); A's flood: ${opts.loops} loops, ${requests} bad appends, ${(
+      requests / (floodMs / 1000)
+    ).toFixed(0)}/s while on; answers: ${counts}`,
+  );
+}

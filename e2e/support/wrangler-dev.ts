@@ -36,6 +36,8 @@ const STOP_GRACE_MS = 5_000;
 export interface WranglerDev {
   baseUrl: string;
   port: number;
+  /** workerd's inspector (CDP), for profiling the worker (bench/inspector.ts). */
+  inspectorPort: number;
   logFile: string;
   /** wrangler's pid, which is also its process group id (setsid): the bench reads its workerd children's memory. */
   pid: number | undefined;
@@ -226,6 +228,7 @@ export async function startWranglerDev(opts: StartOptions): Promise<WranglerDev>
   const dev: WranglerDev = {
     baseUrl: `http://127.0.0.1:${port}`,
     port,
+    inspectorPort,
     logFile,
     pid: child.pid,
     log: readText,

@@ -3,12 +3,13 @@
 // provider time), through byok-edge, through the worker's passthrough route and
 // through a plain Node relay (bench/node-relay.ts), for each N. Per side: errors,
 // wall time ÷ provider time, turn p50/p99 (request sent → stream ended), streams with
-// a chunk reordered.
+// a chunk reordered, and workerd's CPU per stream (bench/workerd-process.ts).
 import { performance } from "node:perf_hooks";
 import type { StreamPlan, StreamServer } from "./fake-stream-server.ts";
 import { startNodeRelay } from "./node-relay.ts";
 import { fmt, median, p99, ratio, table } from "./stats.ts";
 import { byokTurn, relayRun, type TurnResult } from "./turn-client.ts";
+import { cpuOf } from "./workerd-process.ts";
 
 /** How long one stream may take at most, beyond the provider's own time. */
 const TURN_TIMEOUT_MS = 120_000;
@@ -23,11 +24,13 @@ interface Side {
   /** Last chunk received → stream ended (byok-edge: the checkpoint tail). */
   tailMs: number[];
   reordered: number;
+  /** workerd CPU (all threads) per stream; the Node relay's streams use almost none of it. */
+  cpuPerStreamMs: number;
 }
 
-async function atOnce(n: number, one: () => Promise<TurnResult>): Promise<Side> {
+async function atOnce(pgrp: number, n: number, one: () => Promise<TurnResult>): Promise<Side> {
   const start = performance.now();
-  const settled = await Promise.allSettled(Array.from({ length: n }, one));
+  const { result: settled, cpuMs } = await cpuOf(pgrp, () => Promise.allSettled(Array.from({ length: n }, one)));
   const wallMs = performance.now() - start;
   const done = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   const failed = settled.flatMap((s) => (s.status === "rejected" ? [s.reason as unknown] : []));
@@ -39,6 +42,7 @@ async function atOnce(n: number, one: () => Promise<TurnResult>): Promise<Side> 
     startMs: done.map((t) => t.record.requestAt! - t.sentAt),
     tailMs: done.map((t) => t.endedAt - Math.max(...t.scanner.recvAt)),
     reordered: done.filter((t) => t.scanner.reordered).length,
+    cpuPerStreamMs: cpuMs / n,
   };
 }
 
@@ -47,6 +51,7 @@ export async function concurrencyReport(opts: {
   server: StreamServer;
   token: string;
   model: string;
+  pgrp: number;
   plan: StreamPlan;
   sizes: number[];
 }): Promise<string> {
@@ -67,7 +72,7 @@ export async function concurrencyReport(opts: {
     for (const n of opts.sizes) {
       const measured: Side[] = [];
       for (const [name, one] of sides) {
-        const side = await atOnce(n, one);
+        const side = await atOnce(opts.pgrp, n, one);
         measured.push(side);
         if (side.firstError) notes.push(`N=${n} ${name}: ${side.errors} error(s), first: ${side.firstError}`);
         process.stdout.write(`concurrency N=${n} ${name} done\n`);
@@ -88,6 +93,7 @@ export async function concurrencyReport(opts: {
           fmt(p99(side.turnMs)),
           fmt(median(side.startMs)),
           fmt(median(side.tailMs)),
+          fmt(side.cpuPerStreamMs),
           name === "byok-edge" ? "" : ratio(byok.wallMs, side.wallMs),
         ]);
       }
@@ -105,6 +111,7 @@ export async function concurrencyReport(opts: {
     "turn p99",
     "start p50",
     "tail p50",
+    "workerd CPU per stream",
     "byok-edge wall ÷ this",
   ];
   return `${table(head, rows)}\n\nprovider time per stream: ${plan.chunks} chunks × ${plan.intervalMs} ms = ${providerMs} ms${

@@ -11,14 +11,19 @@
 //                user (bench/hosted-user.ts);
 //   turn-start:  request → provider request, new and warm conversation (bench/turn-start.ts);
 //   tool:        tool round trip vs the echo route (bench/tool-round.ts);
+//   cpu:         workerd CPU per bare request, per turn (new, warm) and per chunk (bench/cpu.ts);
 //   concurrency: N streams at once vs the passthrough and a plain Node relay (bench/concurrency.ts);
 //   flood:       one principal's bad-append flood vs another's turns (bench/flood.ts);
 //   memory:      workerd RSS per idle conversation and over rounds (bench/memory.ts);
 //   code-mode:   code-mode cells vs Codex's reference host (bench/code-mode.ts).
 // `--quick` shrinks every size, to check the whole suite works in under 2 minutes.
+// `--profile DIR` takes a CPU profile of the worker during each section (workerd's
+// inspector, bench/inspector.ts), writes DIR/<section>.cpuprofile and prints where
+// the worker's time went; the profiler slows the worker, so figures of such a run are
+// for reading the profile, not for docs/benchmarks.md's tables.
 import { randomUUID } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -37,15 +42,17 @@ import {
 import { createHostedUser, type HostedUser, unaryRoundTrips } from "./hosted-user.ts";
 import { codeModeReport } from "./code-mode.ts";
 import { concurrencyReport } from "./concurrency.ts";
+import { cpuReport } from "./cpu.ts";
 import { startStreamServer, type StreamPlan } from "./fake-stream-server.ts";
 import { floodReport } from "./flood.ts";
 import { memoryReport } from "./memory.ts";
+import { byFile, profileTable, profileWhile, topFunctions } from "./inspector.ts";
 import { fmt, median, p95, positiveInt, ratio } from "./stats.ts";
 import { toolRoundReport } from "./tool-round.ts";
 import { turnStartReport } from "./turn-start.ts";
 import { byokTurn, relayRun, retries, type TurnResult } from "./turn-client.ts";
 
-const SECTIONS = ["latency", "hosted", "turn-start", "tool", "concurrency", "flood", "memory", "code-mode"] as const;
+const SECTIONS = ["latency", "hosted", "turn-start", "tool", "cpu", "concurrency", "flood", "memory", "code-mode"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values: opts } = parseArgs({
@@ -61,6 +68,7 @@ const { values: opts } = parseArgs({
     conversations: { type: "string" },
     rounds: { type: "string" },
     loops: { type: "string" },
+    profile: { type: "string" },
   },
 });
 const QUICK = opts.quick;
@@ -214,6 +222,15 @@ function section(name: string, text: string): void {
   console.log(`\n## ${name}\n\n${text}\n`);
 }
 
+/** Runs one section's measurement, under the CPU profiler with --profile. */
+async function measured(dev: WranglerDev, name: string, run: () => Promise<string>): Promise<void> {
+  if (opts.profile === undefined) return section(name, await run());
+  mkdirSync(opts.profile, { recursive: true });
+  const { result, profile } = await profileWhile(dev.inspectorPort, join(opts.profile, `${name}.cpuprofile`), run);
+  const tables = `${profileTable(byFile(profile), "where (file or package)")}\n\n${profileTable(topFunctions(profile, 25), "function")}`;
+  section(name, `${result}\n\nCPU profile of the worker during this section (${join(opts.profile, `${name}.cpuprofile`)}):\n\n${tables}`);
+}
+
 /** Sections (a)–(e): the existing turn-latency and hosted-user figures, runs interleaved. */
 async function latencySections(
   dev: WranglerDev,
@@ -307,9 +324,13 @@ async function main(): Promise<number> {
     if (hostedUser && !hostedUser.model) console.log("hosted user: this build does not serve the credentials API; only (e) is compared");
 
     if (ONLY.has("latency") || ONLY.has("hosted")) await latencySections(dev, server, token, hostedUser);
-    if (ONLY.has("turn-start")) section("turn-start", await turnStartReport({ ...common, runs: QUICK ? 3 : 20 }));
-    if (ONLY.has("tool")) section("tool", await toolRoundReport({ ...common, runs: QUICK ? 3 : 20 }));
-    if (ONLY.has("concurrency")) section("concurrency", await concurrencyReport({ ...common, plan: CONCURRENT_PLAN, sizes: SIZES }));
+    if (ONLY.has("turn-start")) await measured(dev, "turn-start", () => turnStartReport({ ...common, runs: QUICK ? 3 : 20 }));
+    if (ONLY.has("tool")) await measured(dev, "tool", () => toolRoundReport({ ...common, runs: QUICK ? 3 : 20 }));
+    const pgrp = dev.pid;
+    if (pgrp === undefined) throw new Error("wrangler's pid is unknown");
+    if (ONLY.has("cpu")) await measured(dev, "cpu", () => cpuReport({ ...common, pgrp, runs: QUICK ? 4 : 20 }));
+    if (ONLY.has("concurrency"))
+      await measured(dev, "concurrency", () => concurrencyReport({ ...common, pgrp, plan: CONCURRENT_PLAN, sizes: SIZES }));
     if (ONLY.has("flood") && hostedUser)
       section(
         "flood",
@@ -322,10 +343,9 @@ async function main(): Promise<number> {
         }),
       );
     if (ONLY.has("memory")) {
-      if (dev.pid === undefined) throw new Error("memory: wrangler's pid is unknown");
       section(
         "memory",
-        await memoryReport({ ...common, pgrp: dev.pid, conversations: CONVERSATIONS, rounds: ROUNDS, pauseMs: QUICK ? 2_000 : 15_000 }),
+        await memoryReport({ ...common, pgrp, conversations: CONVERSATIONS, rounds: ROUNDS, pauseMs: QUICK ? 2_000 : 15_000 }),
       );
     }
     if (ONLY.has("code-mode"))

@@ -3,52 +3,14 @@
 // and after M conversations (one short turn each, then idle): Δ/M per idle
 // conversation object; then R more rounds of M conversations, all ended, to show
 // whether RSS keeps growing after conversations end; then once more after a pause.
-import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { StreamServer } from "./fake-stream-server.ts";
 import { mib, pool, table } from "./stats.ts";
 import { byokTurn } from "./turn-client.ts";
+import { workerdRss } from "./workerd-process.ts";
 
 const SHORT = { chunks: 2, intervalMs: 5 };
 const AT_ONCE = 8;
-
-/** pid → {comm, pgrp} of every process we can read. */
-function processes(): { pid: number; comm: string; pgrp: number }[] {
-  const out: { pid: number; comm: string; pgrp: number }[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const comm = stat.slice(stat.indexOf("(") + 1, close);
-      const fields = stat.slice(close + 2).split(" "); // state ppid pgrp …
-      out.push({ pid: Number(entry), comm, pgrp: Number(fields[2]) });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
-function vmRssBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-  return kb === undefined ? 0 : Number(kb) * 1024;
-}
-
-/** Summed RSS of the workerd processes in the group, and how many there are. */
-export function workerdRss(pgrp: number): { bytes: number; count: number } {
-  const workerd = processes().filter((p) => p.pgrp === pgrp && p.comm.startsWith("workerd"));
-  let bytes = 0;
-  for (const p of workerd) {
-    try {
-      bytes += vmRssBytes(p.pid);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return { bytes, count: workerd.length };
-}
 
 export async function memoryReport(opts: {
   baseUrl: string;

@@ -129,6 +129,8 @@ export interface TurnResult {
   /** When the stream ended (end-stream frame or the relay's last byte). */
   endedAt: number;
   appendRtt: number[];
+  /** HTTP requests the turn took: RunSSE and every BidiAppend (1 for a relay). */
+  requests: number;
 }
 
 export interface TurnOptions {
@@ -254,7 +256,8 @@ export async function byokTurn(opts: TurnOptions): Promise<TurnResult> {
     throw error;
   }
   checkComplete(record, scanner, "byok-edge");
-  return { id, conversationId, record, scanner, sentAt, endedAt, appendRtt: await appends };
+  const appendRtt = await appends;
+  return { id, conversationId, record, scanner, sentAt, endedAt, appendRtt, requests: 1 + seqno };
 }
 
 export interface RelayOptions {
@@ -302,7 +305,8 @@ export async function relayRun(opts: RelayOptions): Promise<TurnResult> {
   }
   const endedAt = performance.now();
   checkComplete(record, scanner, "relay");
-  return { id, conversationId: "", record, scanner, sentAt, endedAt, appendRtt: await echoes };
+  const appendRtt = await echoes;
+  return { id, conversationId: "", record, scanner, sentAt, endedAt, appendRtt, requests: 1 + appendRtt.length };
 }
 
 function checkComplete(record: StreamRecord, scanner: MarkerScanner, what: string): void {

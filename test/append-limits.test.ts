@@ -1,8 +1,10 @@
 // What out-of-order appends may hold in a conversation object (docs/protocol.md#limits):
-// a seqno window, a byte cap per request, and nothing held once the request's run ends.
+// a seqno window, a byte cap per request, and nothing held once the request's run ends;
+// and how many calls may wait in a principal's router for a seqno 0 that has not come.
 import { describe, expect, it } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { conversationName } from "../src/durable/names.ts";
+import { conversationName, routerName } from "../src/durable/names.ts";
+import { ROUTE_WAITERS_MAX, type RouterObject } from "../src/durable/router-object.ts";
 import type { ConversationObject } from "../src/durable/conversation-object.ts";
 import { REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../src/durable/inbox.ts";
 import { toBinary } from "@bufbuild/protobuf";
@@ -95,5 +97,24 @@ describe("append limits", () => {
     const requests = await scenario.requests(3);
     expect(JSON.stringify(requests[2])).not.toContain(marker);
     expect(await heldBytes(conversationId)).toBe(0);
+  });
+
+  it(`refuses a call beyond ${ROUTE_WAITERS_MAX} waiting for unbound requests at once with resource_exhausted, and still routes the waiting ones`, async () => {
+    const router = env.ROUTER.getByName(routerName("local"));
+    const flooded = crypto.randomUUID();
+    const waiting = await runInDurableObject(router, (instance: RouterObject) =>
+      Array.from({ length: ROUTE_WAITERS_MAX }, () => instance.resolve(flooded)),
+    );
+    // One more, for any other unbound request, through the worker: refused now, not after the 30 s wait.
+    const refused = await errorOf(await bidiAppend(crypto.randomUUID(), 1, heartbeat()));
+    expect(refused).toMatchObject({ status: 429, code: "resource_exhausted" });
+    expect(refused.message).toContain(`${ROUTE_WAITERS_MAX} calls are already waiting`);
+    const conversationId = crypto.randomUUID();
+    await runInDurableObject(router, (instance: RouterObject) => instance.bind(flooded, conversationId));
+    const results = await Promise.all(waiting);
+    expect(results.every((r) => r.status === "routed" && r.conversationId === conversationId)).toBe(true);
+    // The slots are free again: a call for an unbound request waits as before (here: 1 ms), not refused.
+    const free = await runInDurableObject(router, (instance: RouterObject) => instance.resolve(crypto.randomUUID(), { waitMs: 1 }));
+    expect(free).toEqual({ status: "timeout" });
   });
 });

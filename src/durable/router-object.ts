@@ -5,10 +5,19 @@ import { DurableObject } from "cloudflare:workers";
 
 /** How long a request may wait for its seqno-0 append (docs/protocol.md#seqno). */
 export const ROUTE_WAIT_MS = 30_000;
+/**
+ * Calls waiting here at once, per principal. Each holds an open request; a client
+ * flooding appends for request ids it never binds is refused beyond this, at once,
+ * instead of parking without end (docs/protocol.md#seqno).
+ */
+export const ROUTE_WAITERS_MAX = 1024;
 /** Routes older than this are dropped; a request id lives for a turn or a few. */
 const ROUTE_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type BindResult = { status: "bound" } | { status: "conflict"; conversationId: string };
+
+/** A request's conversation; none within the wait; or too many calls waiting already. */
+export type ResolveResult = { status: "routed"; conversationId: string } | { status: "timeout" } | { status: "busy" };
 
 interface Waiter {
   resolve: (conversationId: string | null) => void;
@@ -27,6 +36,7 @@ export interface ResolveOptions {
 
 export class RouterObject extends DurableObject<Env> {
   readonly #waiters = new Map<string, Set<Waiter>>();
+  #waiting = 0;
 
   /** Records request → conversation and wakes everyone waiting for it. */
   bind(requestId: string, conversationId: string): BindResult {
@@ -47,14 +57,17 @@ export class RouterObject extends DurableObject<Env> {
     return { status: "bound" };
   }
 
-  /** The conversation of a request, waiting up to `waitMs` for its binding; null on timeout. */
-  async resolve(requestId: string, options: ResolveOptions = {}): Promise<string | null> {
+  /** The conversation of a request, waiting up to `waitMs` for its binding. */
+  async resolve(requestId: string, options: ResolveOptions = {}): Promise<ResolveResult> {
     const { waitMs = ROUTE_WAIT_MS, onHeartbeat, heartbeat = false } = options;
     const known = this.#lookup(requestId);
-    if (known !== null || waitMs <= 0) return known;
+    if (known !== null) return { status: "routed", conversationId: known };
+    if (waitMs <= 0) return { status: "timeout" };
     // A heartbeat before seqno 0 is answered on the request's RunSSE at once, not after the gap.
     if (heartbeat) for (const w of this.#waiters.get(requestId) ?? []) notify(w);
-    return new Promise<string | null>((resolve) => {
+    if (this.#waiting >= ROUTE_WAITERS_MAX) return { status: "busy" };
+    this.#waiting++;
+    const conversationId = await new Promise<string | null>((resolve) => {
       const set = this.#waiters.get(requestId) ?? new Set<Waiter>();
       this.#waiters.set(requestId, set);
       const waiter: Waiter = {
@@ -71,6 +84,8 @@ export class RouterObject extends DurableObject<Env> {
       };
       set.add(waiter);
     });
+    this.#waiting--;
+    return conversationId === null ? { status: "timeout" } : { status: "routed", conversationId };
   }
 
   /** Drops expired routes; runs at most once per TTL. */

@@ -7,11 +7,11 @@ import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../proto/gen/aiser
 import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { decodeClientMessage } from "../proto/frames.ts";
 import { fromHex } from "../proto/bytes.ts";
-import { AppError } from "../proto/connect/error.ts";
+import { AppError, toAppError } from "../proto/connect/error.ts";
 import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import { EndStreamWatcher } from "../proto/connect/envelope.ts";
 import { conversationName, routerName } from "../durable/names.ts";
-import { ROUTE_WAIT_MS } from "../durable/router-object.ts";
+import { ROUTE_WAIT_MS, ROUTE_WAITERS_MAX, type ResolveOptions } from "../durable/router-object.ts";
 import { OBJECT_HELD_MAX_BYTES, REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../durable/inbox.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
@@ -38,14 +38,13 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Pri
   const known = knownRoutes.get(principal.id, requestId);
   if (known !== undefined) return streamResponse(await conversationStream(env, principal, requestId, known), accept);
   const early = new EarlyHeartbeats();
-  const resolving = routerStub(env, principal)
-    .resolve(requestId, { onHeartbeat: () => early.beat() })
-    .then((id) => remember(principal, requestId, id));
+  const resolving = resolveRoute(env, principal, requestId, { onHeartbeat: () => early.beat() });
   const first = await Promise.race([resolving.then((id) => ({ id })), early.first.then(() => "heartbeat" as const)]);
-  if (first !== "heartbeat") return streamResponse(await conversationStream(env, principal, requestId, routed(first.id)), accept);
+  if (first !== "heartbeat") return streamResponse(await conversationStream(env, principal, requestId, first.id), accept);
   // A client heartbeat came before seqno 0: answer it now; the conversation's stream follows.
-  const next = resolving.then((id) =>
-    id === null ? { error: notRouted() } : { open: () => conversationStream(env, principal, requestId, id) },
+  const next = resolving.then(
+    (id) => ({ open: () => conversationStream(env, principal, requestId, id) }),
+    (error: unknown) => ({ error: toAppError(error) }),
   );
   return streamResponse(early.stream(next), accept);
 }
@@ -76,13 +75,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
     message.message.case === "runRequest"
       ? await bindConversation(env, principal, requestId, message)
       : (knownRoutes.get(principal.id, requestId) ??
-        routed(
-          remember(
-            principal,
-            requestId,
-            await routerStub(env, principal).resolve(requestId, { heartbeat: message.message.case === "clientHeartbeat" }),
-          ),
-        ));
+        (await resolveRoute(env, principal, requestId, { heartbeat: message.message.case === "clientHeartbeat" })));
   const result = await conversationStub(env, principal, conversationId).append({
     principal: principal.id,
     ...(principal.kind === "user" && { teamId: principal.teamId }),
@@ -121,20 +114,20 @@ async function bindRoute(env: AppEnv, principal: Principal, requestId: string, c
   return bound;
 }
 
-/** Keeps a route the router gave, so the request's next calls skip it. */
-function remember(principal: Principal, requestId: string, conversationId: string | null): string | null {
-  if (conversationId !== null) knownRoutes.set(principal.id, requestId, conversationId);
-  return conversationId;
-}
-
-/** The conversation the router found, or the error of a request whose seqno 0 never came. */
-function routed(conversationId: string | null): string {
-  if (conversationId === null) throw notRouted();
-  return conversationId;
-}
-
-function notRouted(): AppError {
-  return new AppError("deadline_exceeded", `no run_request arrived for this request within ${ROUTE_WAIT_MS / 1000} s`);
+/**
+ * The request's conversation from the router, kept so the request's next calls skip it;
+ * a clear error when its seqno 0 never came or too many calls wait for theirs.
+ */
+async function resolveRoute(env: AppEnv, principal: Principal, requestId: string, options: ResolveOptions): Promise<string> {
+  const result = await routerStub(env, principal).resolve(requestId, options);
+  if (result.status === "timeout") {
+    throw new AppError("deadline_exceeded", `no run_request arrived for this request within ${ROUTE_WAIT_MS / 1000} s`);
+  }
+  if (result.status === "busy") {
+    throw new AppError("resource_exhausted", `${ROUTE_WAITERS_MAX} calls are already waiting for a run_request; send seqno 0 first`);
+  }
+  knownRoutes.set(principal.id, requestId, result.conversationId);
+  return result.conversationId;
 }
 
 /**

@@ -37,6 +37,8 @@ export interface ResolveOptions {
 export class RouterObject extends DurableObject<Env> {
   readonly #waiters = new Map<string, Set<Waiter>>();
   #waiting = 0;
+  /** The prune alarm is known to be set in this object's life: a bind needs no storage read for it. */
+  #pruneArmed = false;
 
   /** Records request → conversation and wakes everyone waiting for it. */
   bind(requestId: string, conversationId: string): BindResult {
@@ -97,6 +99,7 @@ export class RouterObject extends DurableObject<Env> {
       else remaining++;
     }
     // Routes bound since the alarm was set expire on the next round.
+    this.#pruneArmed = remaining > 0;
     if (remaining > 0) await this.ctx.storage.setAlarm(Date.now() + ROUTE_TTL_MS);
   }
 
@@ -105,6 +108,8 @@ export class RouterObject extends DurableObject<Env> {
   }
 
   async #schedulePrune(): Promise<void> {
+    if (this.#pruneArmed) return;
+    this.#pruneArmed = true;
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + ROUTE_TTL_MS);
   }
 }

@@ -56,7 +56,11 @@ export async function cpuReport(opts: {
   const ms = (v: number) => `${v.toFixed(2)} ms`;
   const rows = [
     ["a bare authenticated request (the echo route)", ms(bare.perUnit), "1.00×"],
-    [`a turn on a warm conversation (${SHORT.chunks} chunks, ${requestsPerTurn.toFixed(1)} requests)`, ms(warm.perUnit), ratio(warm.perUnit, bare.perUnit)],
+    [
+      `a turn on a warm conversation (${SHORT.chunks} chunks, ${requestsPerTurn.toFixed(1)} requests)`,
+      ms(warm.perUnit),
+      ratio(warm.perUnit, bare.perUnit),
+    ],
     [`a turn on a new conversation (${SHORT.chunks} chunks)`, ms(fresh.perUnit), ratio(fresh.perUnit, bare.perUnit)],
     ["one more streamed chunk, byok-edge", ms(byokChunk), ratio(byokChunk, bare.perUnit)],
     ["one more streamed chunk, passthrough", ms(passChunk), ratio(passChunk, bare.perUnit)],

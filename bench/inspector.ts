@@ -29,7 +29,11 @@ export interface CpuProfile {
 const CALL_TIMEOUT_MS = 15_000;
 
 /** Runs `work` while the worker's isolate is being profiled; the profile is written to `file` (DevTools opens it). */
-export async function profileWhile<T>(inspectorPort: number, file: string, work: () => Promise<T>): Promise<{ result: T; profile: CpuProfile }> {
+export async function profileWhile<T>(
+  inspectorPort: number,
+  file: string,
+  work: () => Promise<T>,
+): Promise<{ result: T; profile: CpuProfile }> {
   const session = await InspectorSession.open(inspectorPort);
   try {
     await session.call("Profiler.enable");
@@ -68,7 +72,7 @@ function selfTimes(profile: CpuProfile, keyOf: (frame: CallFrame) => string, lim
   const totalMs = (profile.endTime - profile.startTime) / 1000;
   const msByNode = new Map<number, number>();
   const deltas = profile.timeDeltas ?? [];
-  (profile.samples ?? []).forEach((id, i) => msByNode.set(id, (msByNode.get(id) ?? 0) + (deltas[i] ?? 0) / 1000));
+  for (const [i, id] of (profile.samples ?? []).entries()) msByNode.set(id, (msByNode.get(id) ?? 0) + (deltas[i] ?? 0) / 1000);
   const byKey = new Map<string, number>();
   for (const node of profile.nodes) {
     const ms = msByNode.get(node.id) ?? 0;

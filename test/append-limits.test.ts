@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import { conversationName, routerName } from "../src/durable/names.ts";
-import { ROUTE_WAITERS_MAX, type RouterObject } from "../src/durable/router-object.ts";
+import type { RouterObject } from "../src/durable/router-object.ts";
+import { ROUTE_WAITERS_MAX } from "../src/durable/route-rules.ts";
 import type { ConversationObject } from "../src/durable/conversation-object.ts";
 import { REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../src/durable/inbox.ts";
 import { toBinary } from "@bufbuild/protobuf";

@@ -153,8 +153,8 @@ export class Outbox {
   }
 
   /**
-   * Detaches a subscriber whose client went away. A stream cancelled across an
-   * RPC boundary is only noticed here at the next write, so the edge says so.
+   * Detaches a subscriber whose client went away. A cancel does not cross the RPC
+   * boundary by itself, so the edge says so (its queued frames would wait for a reader).
    */
   unsubscribe(id: string): void {
     for (const sub of this.#subscribers) {

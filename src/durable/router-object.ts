@@ -2,25 +2,16 @@
 // The conversation id only arrives inside run_request (append_seqno 0), while
 // RunSSE and later appends may come first; they wait here, bounded.
 import { DurableObject } from "cloudflare:workers";
+import { errorKind } from "../proto/connect/log-safe.ts";
+import { ROUTE_TTL_MS, ROUTE_WAIT_MS, ROUTE_WAITERS_MAX } from "./route-rules.ts";
 
-/** How long a request may wait for its seqno-0 append (docs/protocol.md#seqno). */
-export const ROUTE_WAIT_MS = 30_000;
-/**
- * Calls waiting here at once, per principal. Each holds an open request; a client
- * flooding appends for request ids it never binds is refused beyond this, at once,
- * instead of parking without end (docs/protocol.md#seqno).
- */
-export const ROUTE_WAITERS_MAX = 1024;
-/** Routes older than this are dropped; a request id lives for a turn or a few. */
-const ROUTE_TTL_MS = 24 * 60 * 60 * 1000;
-
-export type BindResult = { status: "bound" } | { status: "conflict"; conversationId: string };
+export type BindResult = { status: "bound"; boundAtMs: number } | { status: "conflict"; conversationId: string; boundAtMs: number };
 
 /** A request's conversation; none within the wait; or too many calls waiting already. */
-export type ResolveResult = { status: "routed"; conversationId: string } | { status: "timeout" } | { status: "busy" };
+export type ResolveResult = { status: "routed"; conversationId: string; boundAtMs: number } | { status: "timeout" } | { status: "busy" };
 
 interface Waiter {
-  resolve: (conversationId: string | null) => void;
+  resolve: (route: Route | null) => void;
   timer: ReturnType<typeof setTimeout>;
   /** A RunSSE waiting here is told at once of a client heartbeat on its request. */
   onHeartbeat: (() => void) | undefined;
@@ -43,9 +34,10 @@ export class RouterObject extends DurableObject<Env> {
   /** Records request → conversation and wakes everyone waiting for it. */
   bind(requestId: string, conversationId: string): BindResult {
     const existing = this.#lookup(requestId);
-    if (existing !== null && existing !== conversationId) return { status: "conflict", conversationId: existing };
+    if (existing !== null && existing.conversationId !== conversationId) return { status: "conflict", ...existing };
+    const route = existing ?? { conversationId, boundAtMs: Date.now() };
     if (existing === null) {
-      this.ctx.storage.kv.put<Route>(routeKey(requestId), { conversationId, boundAtMs: Date.now() });
+      this.ctx.storage.kv.put<Route>(routeKey(requestId), route);
       void this.#schedulePrune();
     }
     const waiters = this.#waiters.get(requestId);
@@ -53,23 +45,23 @@ export class RouterObject extends DurableObject<Env> {
       this.#waiters.delete(requestId);
       for (const w of waiters) {
         clearTimeout(w.timer);
-        w.resolve(conversationId);
+        w.resolve(route);
       }
     }
-    return { status: "bound" };
+    return { status: "bound", boundAtMs: route.boundAtMs };
   }
 
   /** The conversation of a request, waiting up to `waitMs` for its binding. */
   async resolve(requestId: string, options: ResolveOptions = {}): Promise<ResolveResult> {
     const { waitMs = ROUTE_WAIT_MS, onHeartbeat, heartbeat = false } = options;
     const known = this.#lookup(requestId);
-    if (known !== null) return { status: "routed", conversationId: known };
+    if (known !== null) return { status: "routed", ...known };
     if (waitMs <= 0) return { status: "timeout" };
+    if (this.#waiting >= ROUTE_WAITERS_MAX) return { status: "busy" };
     // A heartbeat before seqno 0 is answered on the request's RunSSE at once, not after the gap.
     if (heartbeat) for (const w of this.#waiters.get(requestId) ?? []) notify(w);
-    if (this.#waiting >= ROUTE_WAITERS_MAX) return { status: "busy" };
     this.#waiting++;
-    const conversationId = await new Promise<string | null>((resolve) => {
+    const route = await new Promise<Route | null>((resolve) => {
       const set = this.#waiters.get(requestId) ?? new Set<Waiter>();
       this.#waiters.set(requestId, set);
       const waiter: Waiter = {
@@ -87,7 +79,7 @@ export class RouterObject extends DurableObject<Env> {
       set.add(waiter);
     });
     this.#waiting--;
-    return conversationId === null ? { status: "timeout" } : { status: "routed", conversationId };
+    return route === null ? { status: "timeout" } : { status: "routed", ...route };
   }
 
   /** Drops expired routes; runs at most once per TTL. */
@@ -103,14 +95,20 @@ export class RouterObject extends DurableObject<Env> {
     if (remaining > 0) await this.ctx.storage.setAlarm(Date.now() + ROUTE_TTL_MS);
   }
 
-  #lookup(requestId: string): string | null {
-    return this.ctx.storage.kv.get<Route>(routeKey(requestId))?.conversationId ?? null;
+  #lookup(requestId: string): Route | null {
+    const route = this.ctx.storage.kv.get<Route>(routeKey(requestId));
+    return route ? { conversationId: route.conversationId, boundAtMs: route.boundAtMs } : null;
   }
 
   async #schedulePrune(): Promise<void> {
     if (this.#pruneArmed) return;
     this.#pruneArmed = true;
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + ROUTE_TTL_MS);
+    try {
+      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + ROUTE_TTL_MS);
+    } catch (err) {
+      this.#pruneArmed = false; // the next bind tries again
+      console.error("byok-edge: could not set the route prune alarm:", errorKind(err));
+    }
   }
 }
 

@@ -350,6 +350,8 @@ export class ConversationSession {
     const error = outcome.status === "completed" ? undefined : outcome.status === "cancelled" ? RUN_CANCELLED() : outcome.error;
     this.#dispatch(slot, { kind: "run-finished", runId, error, continuable: this.deps.continuationWindowMs > 0 });
     this.#active.release(runId);
+    // An idle object keeps no copy of its history (docs/architecture.md#history-in-memory).
+    this.deps.store.releaseHistory(plan.conversationId);
     this.deps.onRunFinished({ runId, conversationId: plan.conversationId, model: plan.model.name, outcome });
   }
 

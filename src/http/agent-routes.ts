@@ -7,11 +7,12 @@ import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../proto/gen/aiser
 import type { AgentClientMessage } from "../proto/gen/agent/v1/agent_pb.ts";
 import { decodeClientMessage } from "../proto/frames.ts";
 import { fromHex } from "../proto/bytes.ts";
-import { AppError, toAppError } from "../proto/connect/error.ts";
+import { AppError } from "../proto/connect/error.ts";
 import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import { EndStreamWatcher } from "../proto/connect/envelope.ts";
 import { conversationName, routerName } from "../durable/names.ts";
-import { ROUTE_WAIT_MS, ROUTE_WAITERS_MAX, type ResolveOptions } from "../durable/router-object.ts";
+import type { ResolveOptions } from "../durable/router-object.ts";
+import { ROUTE_WAIT_MS, ROUTE_WAITERS_MAX } from "../durable/route-rules.ts";
 import { OBJECT_HELD_MAX_BYTES, REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../durable/inbox.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
@@ -44,7 +45,8 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Pri
   // A client heartbeat came before seqno 0: answer it now; the conversation's stream follows.
   const next = resolving.then(
     (id) => ({ open: () => conversationStream(env, principal, requestId, id) }),
-    (error: unknown) => ({ error: toAppError(error) }),
+    // A router that failed (not a clear refusal) is early-stream's `unavailable`: send again.
+    (error: unknown) => (error instanceof AppError ? { error } : Promise.reject(error)),
   );
   return streamResponse(early.stream(next), accept);
 }
@@ -110,7 +112,7 @@ async function bindConversation(env: AppEnv, principal: Principal, requestId: st
 async function bindRoute(env: AppEnv, principal: Principal, requestId: string, conversationId: string): Promise<string> {
   const result = await routerStub(env, principal).bind(requestId, conversationId);
   const bound = result.status === "bound" ? conversationId : result.conversationId;
-  knownRoutes.set(principal.id, requestId, bound);
+  knownRoutes.set(principal.id, requestId, bound, result.boundAtMs);
   return bound;
 }
 
@@ -126,7 +128,7 @@ async function resolveRoute(env: AppEnv, principal: Principal, requestId: string
   if (result.status === "busy") {
     throw new AppError("resource_exhausted", `${ROUTE_WAITERS_MAX} calls are already waiting for a run_request; send seqno 0 first`);
   }
-  knownRoutes.set(principal.id, requestId, result.conversationId);
+  knownRoutes.set(principal.id, requestId, result.conversationId, result.boundAtMs);
   return result.conversationId;
 }
 

@@ -1,16 +1,18 @@
 // What this isolate already knows of request id → conversation id, so a request's
 // later appends and its RunSSE go straight to the conversation object instead of
 // through the principal's router object (docs/architecture.md#routing). Safe to
-// keep: a binding never changes once made (the router refuses a second one), so a
-// cached route can only be missing, never wrong. Bounded: least recently used out.
+// keep: a binding never changes while the router keeps it (it refuses a second
+// one), and a cached route is forgotten an hour before the router may drop it,
+// counted from the binding; so a cached route can be missing, never wrong.
+// Bounded: least recently used out.
+import { ROUTE_TTL_MS } from "../durable/route-rules.ts";
 
-/** Routes live for a turn or a few; the router itself drops them after a day. */
-const TTL_MS = 24 * 60 * 60 * 1000;
+const TTL_MS = ROUTE_TTL_MS - 60 * 60 * 1000;
 const MAX_ENTRIES = 10_000;
 
 interface Entry {
   conversationId: string;
-  knownAtMs: number;
+  boundAtMs: number;
 }
 
 export class RouteCache {
@@ -28,15 +30,16 @@ export class RouteCache {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     this.#entries.delete(key);
-    if (this.#now() - entry.knownAtMs > TTL_MS) return undefined;
+    if (this.#now() - entry.boundAtMs > TTL_MS) return undefined;
     this.#entries.set(key, entry); // most recently used last
     return entry.conversationId;
   }
 
-  set(principalId: string, requestId: string, conversationId: string): void {
+  /** `boundAtMs`: when the router bound the route (its own clock, as it says). */
+  set(principalId: string, requestId: string, conversationId: string, boundAtMs: number): void {
     const key = keyOf(principalId, requestId);
     this.#entries.delete(key);
-    this.#entries.set(key, { conversationId, knownAtMs: this.#now() });
+    this.#entries.set(key, { conversationId, boundAtMs });
     while (this.#entries.size > this.#maxEntries) {
       const oldest = this.#entries.keys().next();
       if (oldest.done) break;

@@ -73,7 +73,7 @@ export function readSseEvents(body: ReadableStream<Uint8Array>, signal?: AbortSi
           bodyDone = true;
           // Whatever the decoder held back (a cut multi-byte character) is fed as the stream would have.
           const rest = decoder.decode();
-          if (rest) parser.feed(rest);
+          if (rest && !finished) parser.feed(rest);
         } else if (!finished) {
           parser.feed(decoder.decode(step.value, { stream: true }));
         }

@@ -123,9 +123,10 @@ export interface NewMessage {
 export class ConversationStore {
   readonly #images = new ImageCache();
   /**
-   * The live branch per conversation, as last read: a run reads it several times per
-   * model call, and this object is its only writer, so every write below drops it
-   * (docs/architecture.md#history-in-memory). Frozen, so no reader can change it for the next.
+   * The live branch per conversation, as last read while a run is live: a run reads it
+   * several times per model call, and this object is its only writer, so every write
+   * below drops it, and so does the run's end (docs/architecture.md#history-in-memory).
+   * Frozen, so no reader can change it for the next.
    */
   readonly #live = new Map<string, readonly StoredMessage[]>();
 
@@ -339,6 +340,11 @@ export class ConversationStore {
       this.#live.set(conversationId, live);
     }
     return live;
+  }
+
+  /** Drops the kept copy (a run ended): an idle object holds no history in memory. */
+  releaseHistory(conversationId: string): void {
+    this.#live.delete(conversationId);
   }
 
   #readHistory(conversationId: string): StoredMessage[] {

@@ -9,21 +9,10 @@ import { appendOk, FrameReader, heartbeat, nextSeqno, runRequest } from "../supp
 import { readSuccess, shellEvent, streamClose } from "../support/exec-replies.ts";
 import { chatText, chatToolCalls, createScenario } from "../support/fake-provider.ts";
 import { checkAfterFault } from "./support/invariants.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 
 const CONVERSATIONS = 12;
 const NEXT = "the next answer";
-
-/** mulberry32: a small seeded generator, so a failing order can be replayed from the seed in the test name. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function shuffled<T>(items: T[], rand: () => number): T[] {
   const out = [...items];
@@ -57,7 +46,7 @@ function execReplies(exec: ExecServerMessage, index: number): AgentClientMessage
 }
 
 async function scrambledTurn(index: number, seed: number) {
-  const rand = random(seed + index);
+  const rand = seededRandom(seed + index);
   const scenario = await createScenario([
     chatToolCalls([
       { id: `read-${index}`, name: "Read", args: [`{"path":"/file-${index}"}`] },

@@ -9,6 +9,7 @@ import { conversationName } from "../../src/durable/names.ts";
 import { type ClientBehaviour, type FrameReader, startTurn, updateCase } from "../support/cursor-client.ts";
 import { chatText, chatToolCalls, createScenario, type Scenario, type ScriptedResponse, withGates } from "../support/fake-provider.ts";
 import { checkAfterFault, runStatuses } from "./support/invariants.ts";
+import { LOCAL_PRINCIPAL_ID } from "../../src/auth/principal.ts";
 
 const NEXT = "the next answer";
 
@@ -73,7 +74,7 @@ describe("fault suite: conversation object restart", () => {
     const text = `restart ${scenario.marker}`;
     const { reader } = await startTurn({ conversationId, text }, phase.behaviour);
     await phase.reach(reader, scenario);
-    await runInDurableObject(env.CONVERSATION.getByName(conversationName("local", conversationId)), (_instance, state) => {
+    await runInDurableObject(env.CONVERSATION.getByName(conversationName(LOCAL_PRINCIPAL_ID, conversationId)), (_instance, state) => {
       state.abort("simulated eviction");
     }).catch(() => undefined);
     expect((await reader.end()).error?.code).toBe("unavailable");

@@ -4,21 +4,10 @@
 // text around it is kept.
 import { describe, expect, it } from "vitest";
 import { encodedForms, redactSecrets } from "../../src/provider/redact.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 
 const R = "[redacted]";
 const CASES = 400;
-
-/** Deterministic, so a failure names a case that can be rerun (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const ODD_CHARS = `${KEY_CHARS}+/=.:~!é`;
@@ -78,7 +67,7 @@ function survivors(out: string, core: string): string[] {
 
 describe("redactSecrets()", () => {
   it("leaves nothing of 8 characters of any echo form of a random key, and keeps the words around it", () => {
-    const next = random(13);
+    const next = seededRandom(13);
     for (let n = 0; n < CASES; n++) {
       const key = randomKey(next);
       for (const echo of echoes(key, next)) {
@@ -90,7 +79,7 @@ describe("redactSecrets()", () => {
   });
 
   it("redacts every secret in play at once, wherever each appears", () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let n = 0; n < CASES / 4; n++) {
       const keys = [randomKey(next), randomKey(next), randomKey(next)];
       const echoed = keys.map((key, i) => echoes(key, next)[i * 3]!); // whole, base64, hex
@@ -101,7 +90,7 @@ describe("redactSecrets()", () => {
   });
 
   it("leaves text without a key unchanged, even when it shares short pieces with the key", () => {
-    const next = random(99);
+    const next = seededRandom(99);
     const key = "fake-live-Abcdef0123456789";
     for (let n = 0; n < CASES; n++) {
       const words = Array.from({ length: 12 }, () => {
@@ -114,7 +103,7 @@ describe("redactSecrets()", () => {
   });
 
   it("redacts a 64 KiB error body made of key pieces and encodings (within the unit test's time bound)", () => {
-    const next = random(5);
+    const next = seededRandom(5);
     const key = randomKey(next);
     const forms = echoes(key, next);
     let body = "";

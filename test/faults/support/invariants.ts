@@ -11,6 +11,7 @@ import { conversationName } from "../../../src/durable/names.ts";
 import { type FrameReader, startTurn } from "../../support/cursor-client.ts";
 import type { Scenario } from "../../support/fake-provider.ts";
 import { transcript } from "./transcript.ts";
+import { LOCAL_PRINCIPAL_ID } from "../../../src/auth/principal.ts";
 
 /** How long a fault may take to settle its run (the disconnect grace is 300 ms in tests, recovery is at once). */
 const SETTLE_MS = 8_000;
@@ -58,7 +59,7 @@ function expectOneEndStream(reader: FrameReader): void {
 }
 
 export function runStatuses(conversationId: string): Promise<string[]> {
-  return runInDurableObject(env.CONVERSATION.getByName(conversationName("local", conversationId)), (_instance, state) =>
+  return runInDurableObject(env.CONVERSATION.getByName(conversationName(LOCAL_PRINCIPAL_ID, conversationId)), (_instance, state) =>
     state.storage.sql
       .exec<{ status: string }>("SELECT status FROM runs ORDER BY created_at_ms")
       .toArray()

@@ -65,7 +65,7 @@ export async function cpuReport(opts: {
     ["one more streamed chunk, byok-edge", ms(byokChunk), ratio(byokChunk, bare.perUnit)],
     ["one more streamed chunk, passthrough", ms(passChunk), ratio(passChunk, bare.perUnit)],
   ];
-  const turn50 = fresh.perUnit + 48 * byokChunk;
+  const turn50 = fresh.perUnit + (50 - SHORT.chunks) * byokChunk;
   return `${table(["workerd CPU for", "CPU", "÷ bare request"], rows)}\n\n${runs * 5} bare requests, ${runs} turns of each kind, ${longRuns} streams of ${LONG.chunks} chunks per side; CPU is utime + stime of wrangler's workerd processes (10 ms ticks) over the whole batch, divided by its size. A new conversation's turn of 50 chunks then needs about ${ms(turn50)} of CPU (the turn's requests alone about ${ms(requestsPerTurn * bare.perUnit)}); per chunk byok-edge spends ${ratio(byokChunk, passChunk)} the passthrough's CPU.`;
 }
 

@@ -1,12 +1,14 @@
 // Flood isolation section of `npm run bench` (docs/benchmarks.md#flood-isolation):
 // principal A (the hosted user) floods bad BidiAppends from K concurrent loops —
-// malformed bodies, seqnos far beyond the next, unknown request ids — while principal
+// malformed bodies, data that is not hex, unknown request ids — while principal
 // B (the single-user token) runs turns. B's turn time and first text with the flood
 // against without it, alternating, in the same run.
 import { randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { StreamPlan, StreamServer } from "./fake-stream-server.ts";
 import { fmt, median, p99, ratio, table } from "./stats.ts";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { BidiAppendRequestSchema } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { appendBody, byokTurn, heartbeat, post, type TurnResult } from "./turn-client.ts";
 
 /**
@@ -24,9 +26,16 @@ interface Flood {
 
 const BAD_BODIES: (() => Uint8Array)[] = [
   () => randomBytes(64), // not a BidiAppendRequest
-  () => appendBody(randomUUID(), 2 ** 40, heartbeat()), // a seqno far beyond the next
+  () => notHexBody(), // a BidiAppendRequest whose data is not hex
   () => appendBody(randomUUID(), 0, heartbeat()), // a request id no RunSSE has opened
 ];
+
+function notHexBody(): Uint8Array {
+  return toBinary(
+    BidiAppendRequestSchema,
+    create(BidiAppendRequestSchema, { requestId: { requestId: randomUUID() }, appendSeqno: 1n, data: "zz" }),
+  );
+}
 
 function startFlood(baseUrl: string, token: string, loops: number): Flood {
   const statuses = new Map<string, number>();

@@ -1,6 +1,6 @@
 // The edge: authenticates, validates, and routes. It holds no state; agent runs
 // live in per-conversation Durable Objects, found through per-principal routers.
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { adminApi } from "./admin/api.ts";
 import { authenticate, type RunnerPrincipal, requireRunner } from "./auth/principal.ts";
 import { UNARY_ROUTES } from "./catalog/unary-routes.ts";
@@ -8,7 +8,7 @@ import { modelCatalogFor } from "./config/principal-models.ts";
 import { reportSettingsOnce } from "./config/settings-report.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http.ts";
-import { handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
+import { type Caller, handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
 import { readLimited } from "./http/bounded-body.ts";
 import { CODE_MODE_PATH, handleCodeMode } from "./http/code-mode-routes.ts";
 import { checkModel } from "./http/model-check.ts";
@@ -44,10 +44,10 @@ app.use("*", async function requirePrincipal(c, next) {
   await next();
 });
 
-app.post("/agent.v1.AgentService/RunSSE", (c) => handleRunSse(c.req.raw, c.env, c.var.principal));
+app.post("/agent.v1.AgentService/RunSSE", (c) => handleRunSse(c.req.raw, c.env, c.var.principal, caller(c)));
 
 app.post("/aiserver.v1.BidiService/BidiAppend", async (c) => {
-  await handleBidiAppend(c.req.raw, c.env, c.var.principal);
+  await handleBidiAppend(c.req.raw, c.env, c.var.principal, caller(c));
   return protoResponse(new Uint8Array(0));
 });
 
@@ -92,6 +92,11 @@ async function readJsonBody(request: Request): Promise<unknown> {
   } catch {
     throw new AppError("invalid_argument", "the body is not valid JSON");
   }
+}
+
+/** What a route needs of the HTTP call beyond its request: its client's leaving, and waitUntil. */
+function caller(c: Context<HonoEnv>): Caller {
+  return { signal: c.req.raw.signal, waitUntil: (promise) => c.executionCtx.waitUntil(promise) };
 }
 
 function unimplemented(path: string): AppError {

@@ -11,6 +11,8 @@ export type BindResult = { status: "bound"; boundAtMs: number } | { status: "con
 export type ResolveResult = { status: "routed"; conversationId: string; boundAtMs: number } | { status: "timeout" } | { status: "busy" };
 
 interface Waiter {
+  /** The caller's name for this wait, so it can stop waiting when its client leaves. */
+  waitId: string | undefined;
   resolve: (route: Route | null) => void;
   timer: ReturnType<typeof setTimeout>;
   /** A RunSSE waiting here is told at once of a client heartbeat on its request. */
@@ -23,6 +25,8 @@ export interface ResolveOptions {
   onHeartbeat?: () => void;
   /** This caller carries a client heartbeat: waiting RunSSE callers hear of it before anyone waits. */
   heartbeat?: boolean;
+  /** Names this wait for `stopWaiting`. */
+  waitId?: string;
 }
 
 export class RouterObject extends DurableObject<Env> {
@@ -53,7 +57,7 @@ export class RouterObject extends DurableObject<Env> {
 
   /** The conversation of a request, waiting up to `waitMs` for its binding. */
   async resolve(requestId: string, options: ResolveOptions = {}): Promise<ResolveResult> {
-    const { waitMs = ROUTE_WAIT_MS, onHeartbeat, heartbeat = false } = options;
+    const { waitMs = ROUTE_WAIT_MS, onHeartbeat, heartbeat = false, waitId } = options;
     const known = this.#lookup(requestId);
     if (known !== null) return { status: "routed", ...known };
     if (waitMs <= 0) return { status: "timeout" };
@@ -65,6 +69,7 @@ export class RouterObject extends DurableObject<Env> {
       const set = this.#waiters.get(requestId) ?? new Set<Waiter>();
       this.#waiters.set(requestId, set);
       const waiter: Waiter = {
+        waitId,
         resolve,
         onHeartbeat,
         timer: setTimeout(
@@ -80,6 +85,23 @@ export class RouterObject extends DurableObject<Env> {
     });
     this.#waiting--;
     return route === null ? { status: "timeout" } : { status: "routed", ...route };
+  }
+
+  /** The caller's client went away: its wait ends now (as a timeout) and frees its place. */
+  stopWaiting(requestId: string, waitId: string): void {
+    const set = this.#waiters.get(requestId);
+    for (const waiter of set ?? []) {
+      if (waiter.waitId !== waitId) continue;
+      clearTimeout(waiter.timer);
+      set?.delete(waiter);
+      if (set?.size === 0) this.#waiters.delete(requestId);
+      waiter.resolve(null);
+    }
+  }
+
+  /** @internal Calls waiting for a binding now (the tests check a departed client's is freed). */
+  waitingCalls(): number {
+    return this.#waiting;
   }
 
   /** Drops expired routes; runs at most once per TTL. */

@@ -11,7 +11,7 @@ import { AppError } from "../proto/connect/error.ts";
 import { encodeEndStream } from "../proto/connect/end-stream.ts";
 import { EndStreamWatcher } from "../proto/connect/envelope.ts";
 import { conversationName, routerName } from "../durable/names.ts";
-import type { ResolveOptions } from "../durable/router-object.ts";
+import type { ResolveOptions, ResolveResult } from "../durable/router-object.ts";
 import { ROUTE_WAIT_MS, ROUTE_WAITERS_MAX } from "../durable/route-rules.ts";
 import { OBJECT_HELD_MAX_BYTES, REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../durable/inbox.ts";
 import type { Principal } from "../auth/principal.ts";
@@ -29,7 +29,13 @@ const PARENT_TOOL_CALL_HEADER = "x-parent-agent-tool-call-id";
 /** Routes this isolate has bound or resolved: a known request skips the router hop. */
 const knownRoutes = new RouteCache();
 
-export async function handleRunSse(request: Request, env: AppEnv, principal: Principal): Promise<Response> {
+/** The HTTP call being served: its client's going away, and work that must outlive it. */
+export interface Caller {
+  signal: AbortSignal;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+export async function handleRunSse(request: Request, env: AppEnv, principal: Principal, caller: Caller): Promise<Response> {
   checkSubagentHeaders(request);
   const body = await readUnaryBody(request);
   const requestId = decodeOrThrow(() => fromBinary(BidiRequestIdSchema, body), "BidiRequestId").requestId;
@@ -39,7 +45,7 @@ export async function handleRunSse(request: Request, env: AppEnv, principal: Pri
   const known = knownRoutes.get(principal.id, requestId);
   if (known !== undefined) return streamResponse(await conversationStream(env, principal, requestId, known), accept);
   const early = new EarlyHeartbeats();
-  const resolving = resolveRoute(env, principal, requestId, { onHeartbeat: () => early.beat() });
+  const resolving = resolveRoute(env, principal, requestId, caller, { onHeartbeat: () => early.beat() });
   const first = await Promise.race([resolving.then((id) => ({ id })), early.first.then(() => "heartbeat" as const)]);
   if (first !== "heartbeat") return streamResponse(await conversationStream(env, principal, requestId, first.id), accept);
   // A client heartbeat came before seqno 0: answer it now; the conversation's stream follows.
@@ -59,7 +65,7 @@ async function conversationStream(env: AppEnv, principal: Principal, requestId: 
   return forwardCancel(stream, onCancel);
 }
 
-export async function handleBidiAppend(request: Request, env: AppEnv, principal: Principal): Promise<void> {
+export async function handleBidiAppend(request: Request, env: AppEnv, principal: Principal, caller: Caller): Promise<void> {
   const parent = checkSubagentHeaders(request);
   const body = await readUnaryBody(request);
   const append = decodeOrThrow(() => fromBinary(BidiAppendRequestSchema, body), "BidiAppendRequest");
@@ -77,7 +83,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
     message.message.case === "runRequest"
       ? await bindConversation(env, principal, requestId, message)
       : (knownRoutes.get(principal.id, requestId) ??
-        (await resolveRoute(env, principal, requestId, { heartbeat: message.message.case === "clientHeartbeat" })));
+        (await resolveRoute(env, principal, requestId, caller, { heartbeat: message.message.case === "clientHeartbeat" })));
   const result = await conversationStub(env, principal, conversationId).append({
     principal: principal.id,
     ...(principal.kind === "user" && { teamId: principal.teamId }),
@@ -120,8 +126,26 @@ async function bindRoute(env: AppEnv, principal: Principal, requestId: string, c
  * The request's conversation from the router, kept so the request's next calls skip it;
  * a clear error when its seqno 0 never came or too many calls wait for theirs.
  */
-async function resolveRoute(env: AppEnv, principal: Principal, requestId: string, options: ResolveOptions): Promise<string> {
-  const result = await routerStub(env, principal).resolve(requestId, options);
+async function resolveRoute(
+  env: AppEnv,
+  principal: Principal,
+  requestId: string,
+  caller: Caller,
+  options: ResolveOptions,
+): Promise<string> {
+  const { signal } = caller;
+  const router = routerStub(env, principal);
+  // A client that leaves while its call waits gives its place back at once, not after 30 s.
+  const waitId = crypto.randomUUID();
+  // In waitUntil: the departed request's own I/O is cancelled with it, so its last call would not go out.
+  const stop = () => caller.waitUntil(router.stopWaiting(requestId, waitId).catch(() => undefined));
+  signal.addEventListener("abort", stop, { once: true });
+  let result: ResolveResult;
+  try {
+    result = await router.resolve(requestId, { ...options, waitId });
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
   if (result.status === "timeout") {
     throw new AppError("deadline_exceeded", `no run_request arrived for this request within ${ROUTE_WAIT_MS / 1000} s`);
   }

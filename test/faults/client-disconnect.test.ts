@@ -2,7 +2,11 @@
 // phase of a turn, never to come back on that stream. The conversation object notices
 // (the edge forwards the cancel), waits the disconnect grace (300 ms in tests), and
 // settles the run; after each, the shared invariants hold.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { env, runInDurableObject } from "cloudflare:test";
+import { LOCAL_PRINCIPAL_ID } from "../../src/auth/principal.ts";
+import { routerName } from "../../src/durable/names.ts";
+import type { RouterObject } from "../../src/durable/router-object.ts";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { exports } from "cloudflare:workers";
 import type { ExecServerMessage } from "../../src/proto/gen/agent/v1/agent_pb.ts";
@@ -55,8 +59,13 @@ function rawHeartbeat(requestId: string, seqno: number, signal: AbortSignal): Pr
 
 const isTextDelta = (f: Frame) => updateCase(f) === "textDelta";
 
+/** Calls waiting in the single user's router for a seqno 0. */
+function routerWaiting(): Promise<number> {
+  return runInDurableObject(env.ROUTER.getByName(routerName(LOCAL_PRINCIPAL_ID)), (router: RouterObject) => router.waitingCalls());
+}
+
 describe("fault suite: client disconnect", () => {
-  it("a client that opens RunSSE, beats once, never sends its run_request and leaves costs the conversation nothing", async () => {
+  it("a client that opens RunSSE, beats once, never sends its run_request and leaves costs the conversation nothing and frees its place at the router", async () => {
     const c = await conversationWithOneTurn([]);
     const requestId = crypto.randomUUID();
     const gone = new AbortController();
@@ -66,9 +75,12 @@ describe("fault suite: client disconnect", () => {
     const res = await withTimeout(opening, 10_000, "the RunSSE response");
     const reader = new FrameReader(res.body!, requestId, { respond: false });
     await reader.until((f) => updateCase(f) === "heartbeat", "the answered heartbeat");
+    expect(await routerWaiting()).toBe(2); // the RunSSE and the heartbeat, both waiting for seqno 0
     await reader.cancel();
     gone.abort();
     await beat;
+    // Not after the 30 s wait: the edge tells the router its caller left.
+    await vi.waitFor(async () => expect(await routerWaiting()).toBe(0), { timeout: 5_000, interval: 20 });
     expect(await runStatuses(c.conversationId)).toEqual(["completed"]);
     await checkAfterFault({ ...c, ended: [c.first], nextAnswer: NEXT });
   });

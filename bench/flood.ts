@@ -37,7 +37,10 @@ function notHexBody(): Uint8Array {
   );
 }
 
-function startFlood(baseUrl: string, token: string, loops: number): Flood {
+/** `bad`: the bad appends; `good`: the echo route, a valid authenticated request (the control). */
+type FloodKind = "bad" | "good";
+
+function startFlood(baseUrl: string, token: string, loops: number, kind: FloodKind): Flood {
   const statuses = new Map<string, number>();
   const controller = new AbortController();
   let requests = 0;
@@ -51,13 +54,16 @@ function startFlood(baseUrl: string, token: string, loops: number): Flood {
       let key: string;
       const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(GIVE_UP_MS)]);
       try {
-        const res = await post(
-          `${baseUrl}/aiserver.v1.BidiService/BidiAppend`,
-          token,
-          BAD_BODIES[i % BAD_BODIES.length]!(),
-          "application/proto",
-          signal,
-        );
+        const res =
+          kind === "bad"
+            ? await post(
+                `${baseUrl}/aiserver.v1.BidiService/BidiAppend`,
+                token,
+                BAD_BODIES[i % BAD_BODIES.length]!(),
+                "application/proto",
+                signal,
+              )
+            : await post(`${baseUrl}/__bench/echo`, token, appendBody(randomUUID(), 1, heartbeat()), "application/proto", signal);
         await res.arrayBuffer();
         key = String(res.status);
       } catch (error) {
@@ -98,21 +104,22 @@ export async function floodReport(opts: {
 }): Promise<string> {
   const { baseUrl, server, token, model, plan } = opts;
   const quiet: TurnResult[] = [];
-  const flooded: TurnResult[] = [];
-  let requests = 0;
-  let floodMs = 0;
+  const flooded: Record<FloodKind, TurnResult[]> = { bad: [], good: [] };
+  const sent: Record<FloodKind, { requests: number; ms: number }> = { bad: { requests: 0, ms: 0 }, good: { requests: 0, ms: 0 } };
   const statuses = new Map<string, number>();
   for (let r = 0; r < opts.runs; r++) {
     quiet.push(await byokTurn({ baseUrl, server, token, model, plan }));
-    const flood = startFlood(baseUrl, opts.floodToken, opts.loops);
-    await Promise.race([flood.running, new Promise((r) => setTimeout(r, 10_000))]);
-    try {
-      flooded.push(await byokTurn({ baseUrl, server, token, model, plan }));
-    } finally {
-      const result = await flood.stop();
-      requests += result.requests;
-      floodMs += result.ms;
-      for (const [k, v] of result.statuses) statuses.set(k, (statuses.get(k) ?? 0) + v);
+    for (const kind of ["bad", "good"] as const) {
+      const flood = startFlood(baseUrl, opts.floodToken, opts.loops, kind);
+      await Promise.race([flood.running, new Promise((r) => setTimeout(r, 10_000))]);
+      try {
+        flooded[kind].push(await byokTurn({ baseUrl, server, token, model, plan }));
+      } finally {
+        const result = await flood.stop();
+        sent[kind].requests += result.requests;
+        sent[kind].ms += result.ms;
+        if (kind === "bad") for (const [k, v] of result.statuses) statuses.set(k, (statuses.get(k) ?? 0) + v);
+      }
     }
   }
   const turn = (t: TurnResult) => t.endedAt - t.sentAt;
@@ -125,16 +132,16 @@ export async function floodReport(opts: {
     ["B's provider first byte → first text, p50", firstByte, median],
   ];
   const counts = [...statuses].map(([k, v]) => `${k}: ${v}`).join(", ");
+  const rate = (kind: FloodKind) => (sent[kind].requests / (sent[kind].ms / 1000)).toFixed(0);
   return table(
-    ["figure", "with A's flood", "without", "difference", "ratio"],
+    ["figure", "with A's bad flood", "with A's good requests", "without", "bad ÷ without", "bad ÷ good"],
     rows.map(([name, f, q]) => {
-      const w = q(flooded.map(f));
+      const bad = q(flooded.bad.map(f));
+      const good = q(flooded.good.map(f));
       const wo = q(quiet.map(f));
-      return [name, fmt(w), fmt(wo), fmt(w - wo), ratio(w, wo)];
+      return [name, fmt(bad), fmt(good), fmt(wo), ratio(bad, wo), ratio(bad, good)];
     }),
   ).concat(
-    `\n\n${opts.runs} turn pairs (${plan.chunks} chunks × ${plan.intervalMs} ms); A's flood: ${opts.loops} loops, ${requests} bad appends, ${(
-      requests / (floodMs / 1000)
-    ).toFixed(0)}/s while on; answers: ${counts}`,
+    `\n\n${opts.runs} turn triples (${plan.chunks} chunks × ${plan.intervalMs} ms); A's flood: ${opts.loops} loops, ${sent.bad.requests} bad appends, ${rate("bad")}/s while on; answers: ${counts}; the control: the same loops sending valid authenticated requests (the echo route), ${rate("good")}/s. A bad ÷ good near 1× at a similar rate means the bad requests cost B no more than any request of A does: the isolate's CPU, shared by all.`,
   );
 }

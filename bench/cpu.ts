@@ -4,24 +4,20 @@
 // through the passthrough route. The unit that explains the concurrency figures: N
 // streams at once need N × (CPU per turn) of a process that runs the worker's
 // isolate on one thread.
-import { randomUUID } from "node:crypto";
-import type { StreamPlan, StreamServer } from "./fake-stream-server.ts";
+import type { StreamPlan } from "./fake-stream-server.ts";
 import { ratio, table } from "./stats.ts";
-import { byokTurn, heartbeat, post, appendBody, relayRun, type TurnResult } from "./turn-client.ts";
+import { type BenchTarget, byokTurn, echoRoundTrip, relayRun, SHORT_PLAN as SHORT, type TurnResult } from "./turn-client.ts";
 import { cpuOf } from "./workerd-process.ts";
 
-const SHORT: StreamPlan = { chunks: 2, intervalMs: 5 };
 const LONG: StreamPlan = { chunks: 400, intervalMs: 2 };
 
-export async function cpuReport(opts: {
-  baseUrl: string;
-  server: StreamServer;
-  token: string;
-  model: string;
-  pgrp: number;
-  /** Units per figure (requests, turns); the long streams are a fifth of it, at least 2. */
-  runs: number;
-}): Promise<string> {
+export async function cpuReport(
+  opts: BenchTarget & {
+    pgrp: number;
+    /** Units per figure (requests, turns); the long streams are a fifth of it, at least 2. */
+    runs: number;
+  },
+): Promise<string> {
   const { baseUrl, server, token, model, pgrp, runs } = opts;
   const turn = (plan: StreamPlan, conversationId?: string) =>
     byokTurn({ baseUrl, server, token, model, plan, ...(conversationId && { conversationId }) });
@@ -32,11 +28,8 @@ export async function cpuReport(opts: {
     });
     return { perUnit: cpuMs / n, results };
   };
-  const echoBody = appendBody(randomUUID(), 1, heartbeat());
   const echo = async () => {
-    const res = await post(`${baseUrl}/__bench/echo`, token, echoBody, "application/proto", AbortSignal.timeout(15_000));
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`echo → ${res.status}`);
+    await echoRoundTrip(baseUrl, token);
     return undefined;
   };
   const warmConversation = (await turn(SHORT)).conversationId; // also warms the code paths

@@ -4,16 +4,15 @@
 //   out:  the provider finished the tool-call stream → the client has the exec request;
 //   back: the client starts appending its exec result → the provider has the follow-up request.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { performance } from "node:perf_hooks";
 import {
   AgentClientMessageSchema,
   type AgentClientMessage,
   type AgentServerMessage,
   type ExecServerMessage,
 } from "../src/proto/gen/agent/v1/agent_pb.ts";
-import type { StreamRecord, StreamServer } from "./fake-stream-server.ts";
+import type { StreamRecord } from "./fake-stream-server.ts";
 import { fmt, median, p99, ratio, table } from "./stats.ts";
-import { appendBody, byokTurn, heartbeat, newRunId, post } from "./turn-client.ts";
+import { type BenchTarget, byokTurn, echoRoundTrip, newRunId } from "./turn-client.ts";
 
 const FOLLOW_UP = { chunks: 3, intervalMs: 5 };
 const FILE_TEXT = "bench file\n";
@@ -61,28 +60,7 @@ function messageKind(message: AgentServerMessage): string {
   return `${message.message.case}/${inner?.message?.case ?? "-"}`;
 }
 
-async function echoRtt(baseUrl: string, token: string): Promise<number> {
-  const timing: { start?: number } = {};
-  const res = await post(
-    `${baseUrl}/__bench/echo`,
-    token,
-    appendBody(crypto.randomUUID(), 1, heartbeat()),
-    "application/proto",
-    AbortSignal.timeout(10_000),
-    timing,
-  );
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`echo → ${res.status}`);
-  return performance.now() - timing.start!;
-}
-
-export async function toolRoundReport(opts: {
-  baseUrl: string;
-  server: StreamServer;
-  token: string;
-  model: string;
-  runs: number;
-}): Promise<string> {
+export async function toolRoundReport(opts: BenchTarget & { runs: number }): Promise<string> {
   const { baseUrl, server, token, model } = opts;
   const out: number[] = [];
   const back: number[] = [];
@@ -132,7 +110,7 @@ export async function toolRoundReport(opts: {
     if (missing.length > 0) throw new Error(`tool round: follow-up chunks never arrived: ${missing.join(", ")}`);
     out.push(execAt - turn.record.endedAt!);
     back.push(followUp.requestAt - replySentAt);
-    echo.push(await echoRtt(baseUrl, token));
+    echo.push(await echoRoundTrip(baseUrl, token));
   }
   const row = (name: string, v: number[]) => [name, fmt(median(v)), fmt(p99(v)), fmt(median(echo)), ratio(median(v), median(echo))];
   return table(

@@ -316,3 +316,30 @@ function checkComplete(record: StreamRecord, scanner: MarkerScanner, what: strin
     throw new Error(`${what}: chunks never arrived: ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? "…" : ""}`);
   if (record.requestAt === undefined) throw new Error(`${what}: the provider never saw the request`);
 }
+
+/** One echo-route round trip (a bare authenticated request carrying a heartbeat append's bytes), ms. */
+export async function echoRoundTrip(baseUrl: string, token: string): Promise<number> {
+  const timing: { start?: number } = {};
+  const res = await post(
+    `${baseUrl}/__bench/echo`,
+    token,
+    appendBody(crypto.randomUUID(), 1, heartbeat()),
+    "application/proto",
+    AbortSignal.timeout(10_000),
+    timing,
+  );
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`echo → ${res.status}`);
+  return performance.now() - timing.start!;
+}
+
+/** A turn that is over at once: what the turn-start, CPU and memory sections time. */
+export const SHORT_PLAN: StreamPlan = { chunks: 2, intervalMs: 5 };
+
+/** What every section needs: the worker, the fake provider, the single user's token and model. */
+export interface BenchTarget {
+  baseUrl: string;
+  server: StreamServer;
+  token: string;
+  model: string;
+}

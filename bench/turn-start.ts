@@ -2,20 +2,11 @@
 // sends BidiAppend(run_request) → the provider receives the chat request, for a turn
 // on a NEW conversation and for a WARM one (the second turn on a conversation whose
 // object is live), against the passthrough's request → provider time, same run.
-import type { StreamServer } from "./fake-stream-server.ts";
 import { fmt, median, p99, ratio, table } from "./stats.ts";
-import { byokTurn, relayRun, type TurnResult } from "./turn-client.ts";
-
-const SHORT = { chunks: 2, intervalMs: 5 };
+import { type BenchTarget, byokTurn, relayRun, SHORT_PLAN as SHORT, type TurnResult } from "./turn-client.ts";
 const requestToProvider = (t: TurnResult) => t.record.requestAt! - t.sentAt;
 
-export async function turnStartReport(opts: {
-  baseUrl: string;
-  server: StreamServer;
-  token: string;
-  model: string;
-  runs: number;
-}): Promise<string> {
+export async function turnStartReport(opts: BenchTarget & { runs: number }): Promise<string> {
   const { baseUrl, server, token, model } = opts;
   const fresh: number[] = [];
   const warm: number[] = [];

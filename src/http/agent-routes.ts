@@ -134,6 +134,7 @@ async function resolveRoute(
   options: ResolveOptions,
 ): Promise<string> {
   const { signal } = caller;
+  if (signal.aborted) throw new AppError("canceled", "the client went away");
   const router = routerStub(env, principal);
   // A client that leaves while its call waits gives its place back at once, not after 30 s.
   const waitId = crypto.randomUUID();

@@ -4,7 +4,13 @@
 // call has several (a code-mode notification is an extra output, docs/code-mode.md#cursor-runs).
 import type { ChatMessage } from "../provider/types.ts";
 
+/** What an injected message's unfinished calls get (docs/protocol.md#interrupts). */
 export const INTERRUPTED_TOOL_RESULT = "Tool execution was interrupted by a newer user message.";
+/**
+ * What a call gets that was left without a result for any other reason (a cancel, a
+ * replaced run, a client that left, a restart): nothing says a message interrupted it.
+ */
+export const UNANSWERED_TOOL_RESULT = "Tool execution was interrupted before it returned a result.";
 
 export function projectHistory(history: ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
@@ -27,7 +33,7 @@ export function projectHistory(history: ChatMessage[]): ChatMessage[] {
     }
     for (const call of message.toolCalls) {
       if (!answered.has(call.id) && j < history.length) {
-        out.push({ role: "tool", toolCallId: call.id, name: call.name, content: INTERRUPTED_TOOL_RESULT, isError: true });
+        out.push({ role: "tool", toolCallId: call.id, name: call.name, content: UNANSWERED_TOOL_RESULT, isError: true });
       }
     }
     i = j - 1;

@@ -111,7 +111,7 @@ describe("fault suite: client disconnect", () => {
       ...c.history,
       `user: ${text}`,
       'assistant calls Read(read-1) {"path":"/a"}',
-      "tool(read-1): Tool execution was interrupted by a newer user message.",
+      "tool(read-1): Tool execution was interrupted before it returned a result.",
     ];
     await checkAfterFault({ ...c, ended: [c.first], history, nextAnswer: NEXT });
   });

@@ -48,7 +48,7 @@ const PHASES: Phase[] = [
     behaviour: { onExec: () => {} }, // blobs acknowledged, the tool call left unanswered
     reach: (reader) => reader.until((f) => f.kind === "message" && f.message.message.case === "execServerMessage", "the tool call"),
     text: "",
-    kept: ['assistant calls Read(read-1) {"path":"/a"}', "tool(read-1): Tool execution was interrupted by a newer user message."],
+    kept: ['assistant calls Read(read-1) {"path":"/a"}', "tool(read-1): Tool execution was interrupted before it returned a result."],
   },
   {
     what: "in the checkpoint tail, a state blob unacknowledged",

@@ -1,7 +1,7 @@
 // The stored history as a provider request: one result per call, even when a call has
 // several outputs (a code-mode notification before its result).
 import { describe, expect, it } from "vitest";
-import { INTERRUPTED_TOOL_RESULT, projectHistory } from "../../src/agent/history-projection.ts";
+import { UNANSWERED_TOOL_RESULT, projectHistory } from "../../src/agent/history-projection.ts";
 import type { ChatMessage } from "../../src/provider/types.ts";
 
 const call = (id: string, name: string) => ({ id, name, arguments: "{}" });
@@ -26,6 +26,6 @@ describe("projectHistory", () => {
       { role: "assistant", content: "", toolCalls: [call("a", "Read")] },
       { role: "user", content: "stop" },
     ];
-    expect(projectHistory(history)[1]).toMatchObject({ role: "tool", toolCallId: "a", content: INTERRUPTED_TOOL_RESULT, isError: true });
+    expect(projectHistory(history)[1]).toMatchObject({ role: "tool", toolCallId: "a", content: UNANSWERED_TOOL_RESULT, isError: true });
   });
 });

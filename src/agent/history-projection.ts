@@ -7,8 +7,9 @@ import type { ChatMessage } from "../provider/types.ts";
 /** What an injected message's unfinished calls get (docs/protocol.md#interrupts). */
 export const INTERRUPTED_TOOL_RESULT = "Tool execution was interrupted by a newer user message.";
 /**
- * What a call gets that was left without a result for any other reason (a cancel, a
- * replaced run, a client that left, a restart): nothing says a message interrupted it.
+ * @internal Exported for the tests. What a call gets that was left without a result for any
+ * other reason (a cancel, a replaced run, a client that left, a restart): nothing says a
+ * message interrupted it.
  */
 export const UNANSWERED_TOOL_RESULT = "Tool execution was interrupted before it returned a result.";
 

@@ -4,6 +4,7 @@
 // Limits: docs/protocol.md#limits.
 import { Gunzip } from "fflate";
 import { AppError } from "../proto/connect/error.ts";
+import { concatBytes } from "../proto/bytes.ts";
 
 /** Gzip input is fed to the inflater this many bytes at a time: deflate's ~1032:1 ratio caps one step at ~1 MiB. */
 const INFLATE_SLICE_BYTES = 1024;
@@ -158,13 +159,6 @@ class Collector {
   }
 
   bytes(): Uint8Array {
-    if (this.#parts.length === 1) return this.#parts[0]!;
-    const out = new Uint8Array(this.#total);
-    let offset = 0;
-    for (const part of this.#parts) {
-      out.set(part, offset);
-      offset += part.byteLength;
-    }
-    return out;
+    return this.#parts.length === 1 ? this.#parts[0]! : concatBytes(this.#parts);
   }
 }

@@ -2,13 +2,11 @@
 // bodies, and answering with protobuf or with a Connect error before any stream.
 import { AppError, codeToHttpStatus } from "../proto/connect/error.ts";
 import { errorToJsonBody } from "../proto/connect/end-stream.ts";
-import { FLAG_COMPRESSED, FRAME_MAX_BYTES } from "../proto/connect/envelope.ts";
+import { FLAG_COMPRESSED, FRAME_MAX_BYTES, HEADER_BYTES } from "../proto/connect/envelope.ts";
 import { ByteQueue, gunzipLimited, limitedChunks } from "./bounded-body.ts";
 
 /** Request bodies above this are refused before they are buffered, on the wire and once inflated (docs/protocol.md#limits). */
 const REQUEST_MAX_BYTES = FRAME_MAX_BYTES;
-
-const HEADER_BYTES = 5;
 
 const tooLarge = () => new AppError("resource_exhausted", `request body too large (over ${REQUEST_MAX_BYTES / 1024 / 1024} MiB)`);
 const tooLargeInflated = () =>

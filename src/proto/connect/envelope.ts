@@ -1,6 +1,7 @@
 // Connect envelopes: 1 flag byte + 4-byte big-endian length + payload. The
 // decoder is incremental because HTTP chunks split and join frames freely.
 import { AppError } from "./error.ts";
+import { concatBytes } from "../bytes.ts";
 
 export const FLAG_MESSAGE = 0b0000_0000;
 export const FLAG_COMPRESSED = 0b0000_0001;
@@ -9,7 +10,8 @@ export const FLAG_END_STREAM = 0b0000_0010;
 /** Largest frame we accept; Cursor's messages (blobs, tool results) stay far below. */
 export const FRAME_MAX_BYTES = 32 * 1024 * 1024;
 
-const HEADER_BYTES = 5;
+/** flags (1 byte) + big-endian length (4 bytes). */
+export const HEADER_BYTES = 5;
 
 /** @internal A decoded frame (exported for the fuzz properties). */
 export interface Envelope {
@@ -63,7 +65,7 @@ export class EnvelopeDecoder {
   #head(): Uint8Array {
     while (this.#chunks[0]!.byteLength < HEADER_BYTES) {
       const [first, second] = this.#chunks.splice(0, 2);
-      this.#chunks.unshift(concat(first!, second!));
+      this.#chunks.unshift(concatBytes([first!, second!]));
     }
     return this.#chunks[0]!;
   }
@@ -98,15 +100,6 @@ export function decodeEnvelopes(bytes: Uint8Array): Envelope[] {
   const frames = decoder.push(bytes);
   decoder.finish();
   return frames;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.byteLength === 0) return b;
-  if (b.byteLength === 0) return a;
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a, 0);
-  out.set(b, a.byteLength);
-  return out;
 }
 
 /**

@@ -3,6 +3,6 @@ import { defineConfig } from "drizzle-kit";
 export default defineConfig({
   dialect: "sqlite",
   driver: "durable-sqlite",
-  schema: "./src/store/code-mode/schema.ts",
+  schema: "./src/code-mode/store/schema.ts",
   out: "./migrations/code-mode",
 });

@@ -2,6 +2,6 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/store/d1/schema/*.ts",
+  schema: "./src/hosting/store/schema/*.ts",
   out: "./migrations/d1",
 });

@@ -3,6 +3,6 @@ import { defineConfig } from "drizzle-kit";
 export default defineConfig({
   dialect: "sqlite",
   driver: "durable-sqlite",
-  schema: "./src/store/schema.ts",
+  schema: "./src/cursor/store/schema.ts",
   out: "./migrations/do",
 });

@@ -5,11 +5,11 @@
 // the Workers runtime with real Durable Objects, DO SQLite and local D1; a real
 // local HTTP server (test/support/fake-provider-server.ts, started in global
 // setup) stands in for the model providers, another (fake-search-server.ts) for
-// the web search backend; test/faults is its fault suite
+// the web search backend; test/workers/cursor/faults is its fault suite
 // (docs/testing.md#fault-suite). `continuation`: the same runtime with the
 // production continuation window (2 s), which `workers` turns off so that its
-// streams end as soon as their turn does. `code-mode`: the differential suite in Node
-// (test/code-mode, docs/code-mode.md#differential-suite), the same scenarios
+// streams end as soon as their turn does. `differential`: code mode's differential suite in Node
+// (test/differential, docs/code-mode.md#differential-suite), the same scenarios
 // against the reference codex-code-mode-host and byok-edge under `wrangler dev`.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
@@ -18,7 +18,7 @@ export const TEST_TOKEN = "test-token";
 /** The operator's token in tests (test/support/admin-client.ts). */
 const TEST_ADMIN_TOKEN = "test-admin-token";
 export const TEST_API_KEY = "sk-test-never-logged-0123456789";
-/** KEY_ENCRYPTION_KEY and, as if mid-rotation, KEY_ENCRYPTION_KEY_PREVIOUS (test/hosting-rewrap.test.ts reads them from env). */
+/** KEY_ENCRYPTION_KEY and, as if mid-rotation, KEY_ENCRYPTION_KEY_PREVIOUS (test/workers/hosting/rewrap.test.ts reads them from env). */
 const TEST_KEKS = { current: "pvcbkQrpcK2xsTIVC2XGamBlTyZiYGK0JaxFubadoM0=", previous: "y0dNwYfc+OrjDIFjMXLmHuw4ZDhKO9/FLskZo8UMOE8=" };
 const TEST_SEARCH_KEY = "tvly-test-search-key-never-logged-42";
 /** Short, so the search timeout test does not wait the production 10 s. */
@@ -65,7 +65,7 @@ export default defineConfig(async () => {
                 model("fake-anthropic", "fake-a", { provider: "anthropic" }),
                 model("fake-stall", "fake-s", { stall_timeout_ms: 1000 }),
               ]),
-              // Search is configured for the whole project; its absence is unit-tested (test/unit/offered-tools.test.ts).
+              // Search is configured for the whole project; its absence is unit-tested (test/unit/cursor/offered-tools.test.ts).
               BYOK_SEARCH: JSON.stringify({
                 provider: "tavily",
                 base_url: searchBase,
@@ -88,16 +88,10 @@ export default defineConfig(async () => {
       hookTimeout: 20_000,
     },
   });
-  const continuationTests = ["test/continuation.test.ts"];
-  const workers = workersProject(
-    "workers",
-    ["test/**/*.test.ts"],
-    ["test/unit/**", "test/node/**", "test/fuzz/**", "test/code-mode/**", ...continuationTests],
-    {
-      BYOK_CONTINUATION_WINDOW_MS: "0",
-    },
-  );
-  const continuation = workersProject("continuation", continuationTests, [], {});
+  const workers = workersProject("workers", ["test/workers/**/*.test.ts"], [], {
+    BYOK_CONTINUATION_WINDOW_MS: "0",
+  });
+  const continuation = workersProject("continuation", ["test/continuation/**/*.test.ts"], [], {});
   const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000 } };
   // Property-based fuzzing of the pure decoders and parsers, a bounded number of cases each
   // (docs/testing.md#fuzzing); `npm run fuzz` runs the same properties for longer.
@@ -106,10 +100,10 @@ export default defineConfig(async () => {
   const node = { test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts"], testTimeout: 20_000 } };
   const codeMode = {
     test: {
-      name: "code-mode",
+      name: "differential",
       environment: "node",
-      include: ["test/code-mode/**/*.test.ts"],
-      globalSetup: ["./test/code-mode/global-setup.ts"],
+      include: ["test/differential/**/*.test.ts"],
+      globalSetup: ["./test/differential/global-setup.ts"],
       testTimeout: 40_000,
       hookTimeout: 90_000,
     },

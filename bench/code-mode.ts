@@ -18,7 +18,7 @@ import {
   ToolDefinitionSchema,
 } from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { findReferenceBinaries } from "../scripts/codex-cache.ts";
-import { startReferenceHost } from "../test/code-mode/support/reference-host.ts";
+import { startReferenceHost } from "../test/differential/support/reference-host.ts";
 
 type HostClient = Client<typeof CodeModeHost>;
 

@@ -14,7 +14,7 @@
 // newer client's) are kept by protobuf-es and reach the upstream unchanged.
 import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, DescService, MessageShape } from "@bufbuild/protobuf";
 import { type ConnectRouter, ConnectError, type HandlerContext, type Transport } from "@connectrpc/connect";
-import { HEARTBEAT_HEADER, HEARTBEAT_METHODS, isHeartbeat } from "../src/codemode/host/lease.ts";
+import { HEARTBEAT_HEADER, HEARTBEAT_METHODS, isHeartbeat } from "../src/code-mode/host/lease.ts";
 import type { ExecuteEvent, SessionEvent, ToolCall } from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { commitHeadersKey } from "./response-head.ts";
 import { copyUpstreamMetadata, upstreamRequestHeader } from "./metadata.ts";

@@ -5,7 +5,7 @@
 // Needs Node 22 (the project's; `npm run` puts it first on PATH). The generated
 // protobuf code has TypeScript enums, so this re-runs itself with
 // --experimental-transform-types when Node only strips types.
-import { ensureTransformTypes } from "../e2e/support/relaunch.ts";
+import { ensureTransformTypes } from "../lib/relaunch.ts";
 
 await ensureTransformTypes(import.meta.filename);
 await import("./main.ts");

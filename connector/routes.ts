@@ -14,15 +14,15 @@ export const ROUTED_HOSTS: readonly string[] = ["api2.cursor.sh", "agentn.api5.c
 
 /**
  * The agent run over HTTP/1.1: the server stream and the client's appends.
- * @internal exported for test/node/connector-cli.test.ts
+ * @internal exported for test/node/connector/cli.test.ts
  */
 export const AGENT_PATHS: readonly string[] = ["/agent.v1.AgentService/RunSSE", "/aiserver.v1.BidiService/BidiAppend"];
 
 /**
  * The model catalogue and server config, answered by the worker itself
- * (src/catalog/unary-routes.ts): the deployment's answer forces HTTP/1.1 and
+ * (src/cursor/routes/unary-routes.ts): the deployment's answer forces HTTP/1.1 and
  * lists its models.
- * @internal exported for test/node/connector-cli.test.ts
+ * @internal exported for test/node/connector/cli.test.ts
  */
 export const CATALOGUE_PATHS: readonly string[] = [
   "/aiserver.v1.AiService/GetServerConfig",
@@ -40,7 +40,7 @@ export const CATALOGUE_PATHS: readonly string[] = [
  * Calls the worker also answers (for clients pointed at it directly, like the
  * `agent` CLI) that the connector leaves with Cursor, so the app stays signed in
  * to the user's Cursor account with its own answers. Not routed, so not used
- * here: the list is the decision, written down. test/node/connector-cli.test.ts
+ * here: the list is the decision, written down. test/node/connector/cli.test.ts
  * fails for any worker route in neither this list nor the routed ones.
  * @internal exported for that test
  */

@@ -19,7 +19,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { findReferenceBinaries } from "../scripts/codex-cache.ts";
-import { startReferenceHost } from "../test/code-mode/support/reference-host.ts";
+import { startReferenceHost } from "../test/differential/support/reference-host.ts";
 import type { RecordedRequest } from "../test/support/fake-provider-types.ts";
 import { AppServer } from "./support/codex-app-server.ts";
 import { writeCodexHome } from "./support/codex-home.ts";

@@ -9,7 +9,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { toHex } from "../src/proto/bytes.ts";
+import { toHex } from "../src/core/bytes.ts";
 import { deferred } from "../test/support/deferred.ts";
 import type { Step } from "../test/support/fake-provider-types.ts";
 // Aliased: the checks below read as calls of the API, `call(baseUrl, token, method, path, body)`.

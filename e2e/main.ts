@@ -24,7 +24,7 @@ import { performance } from "node:perf_hooks";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AiService } from "../src/proto/gen/aiserver/v1/aiserver_pb.ts";
-import { toHex } from "../src/proto/bytes.ts";
+import { toHex } from "../src/core/bytes.ts";
 import { startFakeProviderServer } from "../test/support/fake-provider-server.ts";
 import type { RecordedRequest } from "../test/support/fake-provider-types.ts";
 import { runTurn } from "./support/agent-turn.ts";

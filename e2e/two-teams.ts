@@ -3,7 +3,7 @@
 // model of the same name on the fake provider, one turn runs per team, and each
 // provider request carried its own team's key; the usage API sees both users.
 import { randomBytes } from "node:crypto";
-import { toHex } from "../src/proto/bytes.ts";
+import { toHex } from "../src/core/bytes.ts";
 import { callApi } from "./support/admin-api.ts";
 import { until } from "./support/until.ts";
 

@@ -4,7 +4,7 @@
 // and the command that replays it:
 //   npm run fuzz -- --only "<property name>" --seed=S --path=P   (= because seeds can be negative)
 // `--only TEXT` keeps the properties whose name contains TEXT. See docs/testing.md#fuzzing.
-import { ensureTransformTypes } from "../e2e/support/relaunch.ts";
+import { ensureTransformTypes } from "../lib/relaunch.ts";
 
 await ensureTransformTypes(import.meta.filename);
 // By URL: the run is type-checked with the tests (Workers types), not with the Node scripts.

@@ -1,21 +1,21 @@
 // The edge: authenticates, validates, and routes. It holds no state; agent runs
 // live in per-conversation Durable Objects, found through per-principal routers.
 import { type Context, Hono } from "hono";
-import { adminApi } from "./admin/api.ts";
-import { authenticate, type RunnerPrincipal, requireRunner } from "./auth/principal.ts";
-import { UNARY_ROUTES } from "./catalog/unary-routes.ts";
-import { modelCatalogFor } from "./config/principal-models.ts";
-import { reportSettingsOnce } from "./config/settings-report.ts";
-import type { AppEnv } from "./env.ts";
-import { errorResponse, protoResponse, readUnaryBody } from "./http/connect-http.ts";
-import { type Caller, handleBidiAppend, handleRunSse } from "./http/agent-routes.ts";
-import { readLimited } from "./http/bounded-body.ts";
-import { CODE_MODE_PATH, handleCodeMode } from "./http/code-mode-routes.ts";
-import { checkModel } from "./http/model-check.ts";
-import { benchRoutes } from "./http/bench-routes.ts";
-import { limitsFor } from "./limits/principal-limits.ts";
-import { AppError, toAppError } from "./proto/connect/error.ts";
-import { errorKind } from "./proto/connect/log-safe.ts";
+import { adminApi } from "./hosting/admin/api.ts";
+import { authenticate, type RunnerPrincipal, requireRunner } from "./hosting/auth/principal.ts";
+import { UNARY_ROUTES } from "./cursor/routes/unary-routes.ts";
+import { modelCatalogFor } from "./hosting/config/principal-models.ts";
+import { reportSettingsOnce } from "./hosting/config/settings-report.ts";
+import type { AppEnv } from "./core/env.ts";
+import { errorResponse, protoResponse, readUnaryBody } from "./proto/connect/http.ts";
+import { type Caller, handleBidiAppend, handleRunSse } from "./cursor/routes/agent-routes.ts";
+import { readLimited } from "./proto/connect/bounded-body.ts";
+import { CODE_MODE_PATH, handleCodeMode } from "./code-mode/routes.ts";
+import { checkModel } from "./hosting/admin/model-check.ts";
+import { benchRoutes } from "./cursor/routes/bench-routes.ts";
+import { limitsFor } from "./hosting/limits/principal-limits.ts";
+import { AppError, toAppError } from "./core/errors.ts";
+import { errorKind } from "./core/log-safe.ts";
 
 export { CodeModeSessionObject } from "./durable/code-mode-session-object.ts";
 export { ConversationObject } from "./durable/conversation-object.ts";

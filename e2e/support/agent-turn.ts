@@ -15,7 +15,7 @@ import {
   type AgentServerMessage,
 } from "../../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiService } from "../../src/proto/gen/aiserver/v1/aiserver_pb.ts";
-import { toHex } from "../../src/proto/bytes.ts";
+import { toHex } from "../../src/core/bytes.ts";
 import type { ScriptedResponse, Step } from "../../test/support/fake-provider-types.ts";
 import { KvClient } from "./kv-client.ts";
 

@@ -3,7 +3,7 @@
 // acknowledgement before turn_ended; it may also read blobs back (get_blob).
 import { create } from "@bufbuild/protobuf";
 import { AgentClientMessageSchema, type AgentClientMessage, type AgentServerMessage } from "../../src/proto/gen/agent/v1/agent_pb.ts";
-import { toHex } from "../../src/proto/bytes.ts";
+import { toHex } from "../../src/core/bytes.ts";
 
 export class KvClient {
   /** Blob id (hex) → bytes, as the server set them. */

@@ -1,7 +1,7 @@
 // One Durable Object per code-mode session, named by principal and session id
-// (src/durable/names.ts, docs/code-mode.md#service). Thin: it owns the storage's
+// (src/core/object-names.ts, docs/code-mode.md#service). Thin: it owns the storage's
 // life and serves CodeModeHost over Connect to the worker; the session lives in
-// src/codemode/host, its cells in src/codemode/engine. Storage exists only while the
+// src/code-mode/host, its cells in src/code-mode/engine. Storage exists only while the
 // session is open: a session never outlives the object's life (its lease stream dies
 // with it), so whatever an earlier life left, and a retired session, is deleted.
 import { createContextValues } from "@connectrpc/connect";
@@ -9,13 +9,13 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/code-mode/migrations.js";
-import { LoaderCellRunner } from "../codemode/engine/loader-runner.ts";
-import { type CodeModeFetchHandler, codeModeFetchHandler } from "../codemode/host/fetch-handler.ts";
-import { SessionDirectory } from "../codemode/host/session-directory.ts";
-import { sessionService } from "../codemode/host/session-service.ts";
-import type { AppEnv } from "../env.ts";
-import { errorKind } from "../proto/connect/log-safe.ts";
-import { HostSessionStore } from "../store/code-mode/host-session-store.ts";
+import { LoaderCellRunner } from "../code-mode/engine/loader-runner.ts";
+import { type CodeModeFetchHandler, codeModeFetchHandler } from "../code-mode/host/fetch-handler.ts";
+import { SessionDirectory } from "../code-mode/host/session-directory.ts";
+import { sessionService } from "../code-mode/host/session-service.ts";
+import type { AppEnv } from "../core/env.ts";
+import { errorKind } from "../core/log-safe.ts";
+import { HostSessionStore } from "../code-mode/store/host-session-store.ts";
 
 export class CodeModeSessionObject extends DurableObject<AppEnv> {
   readonly #store: HostSessionStore;

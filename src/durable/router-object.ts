@@ -2,8 +2,8 @@
 // The conversation id only arrives inside run_request (append_seqno 0), while
 // RunSSE and later appends may come first; they wait here, bounded.
 import { DurableObject } from "cloudflare:workers";
-import { errorKind } from "../proto/connect/log-safe.ts";
-import { ROUTE_TTL_MS, ROUTE_WAIT_MS, ROUTE_WAITERS_MAX } from "./route-rules.ts";
+import { errorKind } from "../core/log-safe.ts";
+import { ROUTE_TTL_MS, ROUTE_WAIT_MS, ROUTE_WAITERS_MAX } from "../cursor/routes/route-rules.ts";
 
 export type BindResult = { status: "bound"; boundAtMs: number } | { status: "conflict"; conversationId: string; boundAtMs: number };
 

@@ -1,12 +1,12 @@
 // One object per team: the single point that holds the month's token counter and
-// the reservations of calls in flight (rules: src/limits/team-month.ts). A new
+// the reservations of calls in flight (rules: src/hosting/limits/team-month.ts). A new
 // month starts from what the D1 ledger already holds for it, then counts each call.
 import { DurableObject } from "cloudflare:workers";
-import { limitsNow } from "../limits/clock.ts";
-import { refusalOf } from "../limits/refusal.ts";
-import { monthDays, monthOf, reservedTokens, reserve, settle, type TeamMonth } from "../limits/team-month.ts";
-import { d1 } from "../store/d1/db.ts";
-import { teamTokensBetween } from "../store/d1/limits.ts";
+import { limitsNow } from "../core/clock.ts";
+import { refusalOf } from "../hosting/limits/refusal.ts";
+import { monthDays, monthOf, reservedTokens, reserve, settle, type TeamMonth } from "../hosting/limits/team-month.ts";
+import { d1 } from "../hosting/store/db.ts";
+import { teamTokensBetween } from "../hosting/store/limit-rows.ts";
 
 const MONTH_KEY = "month";
 

@@ -1,10 +1,10 @@
 // One object per hosted user: the single point that admits their runs against
-// requests_per_minute and max_concurrent_runs (rules: src/limits/user-window.ts).
+// requests_per_minute and max_concurrent_runs (rules: src/hosting/limits/user-window.ts).
 // Each call is synchronous inside the object, so two admissions cannot interleave.
 import { DurableObject } from "cloudflare:workers";
-import { limitsNow } from "../limits/clock.ts";
-import { refusalOf } from "../limits/refusal.ts";
-import { admit, emptyWindow, release, renew, type UserLimits, type UserWindow } from "../limits/user-window.ts";
+import { limitsNow } from "../core/clock.ts";
+import { refusalOf } from "../hosting/limits/refusal.ts";
+import { admit, emptyWindow, release, renew, type UserLimits, type UserWindow } from "../hosting/limits/user-window.ts";
 
 const WINDOW_KEY = "window";
 

@@ -29,7 +29,7 @@ export interface ModelConfig {
   codeMode?: boolean;
   /**
    * A hosted model's key, still encrypted (docs/hosting.md#models-per-user): `apiKey` is empty
-   * until it is opened just before the provider call (src/config/stored-key.ts).
+   * until it is opened just before the provider call (src/hosting/keys/stored-key.ts).
    */
   storedKey?: StoredKey;
 }

@@ -2,8 +2,8 @@
 // tool calls from a script (blocking ones until the test releases them), and stored
 // values kept in memory. The runner is the real one, on the test runtime's LOADER.
 import { env } from "cloudflare:test";
-import { LoaderCellRunner } from "../../src/codemode/engine/loader-runner.ts";
-import { CodeModeSession } from "../../src/codemode/engine/session.ts";
+import { LoaderCellRunner } from "../../src/code-mode/engine/loader-runner.ts";
+import { CodeModeSession } from "../../src/code-mode/engine/session.ts";
 import type {
   CellDelegate,
   CellToolCall,
@@ -11,7 +11,7 @@ import type {
   SessionLimits,
   StoredValues,
   ToolDefinition,
-} from "../../src/codemode/engine/types.ts";
+} from "../../src/code-mode/engine/engine-types.ts";
 import { type Deferred, deferred } from "./deferred.ts";
 
 export class MemoryValues implements StoredValues {

@@ -16,7 +16,7 @@ import {
 } from "../../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM, FLAG_MESSAGE } from "../../src/proto/connect/envelope.ts";
-import { toHex } from "../../src/proto/bytes.ts";
+import { toHex } from "../../src/core/bytes.ts";
 import { withTimeout } from "./deferred.ts";
 
 const TOKEN = "test-token";

@@ -1,5 +1,5 @@
 // The add / edit / duplicate form of the Models page: every field of POST
-// /api/v1/models (src/admin/models.ts), the usual ones first and the rest under
+// /api/v1/models (src/hosting/admin/model-routes.ts), the usual ones first and the rest under
 // "Advanced settings". The API validates; its messages show beside their fields.
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Api } from "../api.ts";

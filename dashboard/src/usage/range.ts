@@ -15,7 +15,7 @@ export const PRESETS: { id: Preset; label: string }[] = [
   { id: "month", label: "This month" },
 ];
 
-/** The API refuses longer ranges (src/admin/usage-range.ts). */
+/** The API refuses longer ranges (src/hosting/admin/usage-range.ts). */
 const MAX_RANGE_DAYS = 366;
 
 const DAY_MS = 86_400_000;

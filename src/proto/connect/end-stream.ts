@@ -1,8 +1,8 @@
 // The Connect end-stream payload: JSON `{}` on success, or `{"error":{...}}`.
 // Cursor fails with "invalid wire type" if this JSON arrives in a message frame,
 // so it only ever travels with FLAG_END_STREAM.
-import { base64NoPadding } from "../bytes.ts";
-import type { AppError, Code } from "./error.ts";
+import { base64NoPadding } from "../../core/bytes.ts";
+import type { AppError, Code } from "../../core/errors.ts";
 import { encodeEnvelope, FLAG_END_STREAM } from "./envelope.ts";
 
 interface EndStreamJson {

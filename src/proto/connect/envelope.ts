@@ -1,7 +1,7 @@
 // Connect envelopes: 1 flag byte + 4-byte big-endian length + payload. The
 // decoder is incremental because HTTP chunks split and join frames freely.
-import { AppError } from "./error.ts";
-import { concatBytes } from "../bytes.ts";
+import { AppError } from "../../core/errors.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 export const FLAG_MESSAGE = 0b0000_0000;
 export const FLAG_COMPRESSED = 0b0000_0001;
@@ -31,7 +31,7 @@ export function encodeEnvelope(flags: number, data: Uint8Array): Uint8Array {
  * Buffers partial chunks and yields every complete envelope, in order.
  * @internal Exported for the clients that read a RunSSE body as it arrives (the
  * test client, the bench); the worker reads its one-envelope request bodies as they
- * stream (src/http/connect-http.ts).
+ * stream (src/proto/connect/http.ts).
  */
 export class EnvelopeDecoder {
   /** Chunks not yet decoded, in order; joined once per frame, so a large frame split into many chunks costs linear time. */

@@ -1,11 +1,11 @@
-// Properties of how a BidiAppend's data is decoded (src/proto/bytes.ts,
-// src/proto/frames.ts, as src/http/agent-routes.ts chains them): hex and the
+// Properties of how a BidiAppend's data is decoded (src/core/bytes.ts,
+// src/proto/frames.ts, as src/cursor/routes/agent-routes.ts chains them): hex and the
 // protobuf messages round-trip, and garbage gives `undefined` or an Error the
 // route turns into invalid_argument, never a hang.
 import { create, equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { expect } from "vitest";
-import { fromHex, toHex } from "../../../src/proto/bytes.ts";
+import { fromHex, toHex } from "../../../src/core/bytes.ts";
 import { decodeClientMessage } from "../../../src/proto/frames.ts";
 import { AgentClientMessageSchema, type AgentClientMessage } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
 import { BidiAppendRequestSchema } from "../../../src/proto/gen/aiserver/v1/aiserver_pb.ts";

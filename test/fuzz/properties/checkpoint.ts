@@ -1,14 +1,14 @@
-// Properties of the checkpoint and its decoding on recovery (src/agent/checkpoint.ts
-// builds it, src/agent/recovery.ts and root-messages.ts read it back): any history
+// Properties of the checkpoint and its decoding on recovery (src/cursor/agent/checkpoint.ts
+// builds it, src/cursor/agent/recovery.ts and root-messages.ts read it back): any history
 // comes back exactly from the client's copy; any garbage the client holds instead
 // is an AppError or messages of a valid shape, never another throw, never a hang.
 import fc from "fast-check";
 import { expect } from "vitest";
-import { buildCheckpoint } from "../../../src/agent/checkpoint.ts";
-import { recoverHistory } from "../../../src/agent/recovery.ts";
-import { RequestChannel } from "../../../src/agent/request-channel.ts";
-import { toHex } from "../../../src/proto/bytes.ts";
-import { AppError } from "../../../src/proto/connect/error.ts";
+import { buildCheckpoint } from "../../../src/cursor/agent/checkpoint.ts";
+import { recoverHistory } from "../../../src/cursor/agent/recovery.ts";
+import { RequestChannel } from "../../../src/cursor/agent/request-channel.ts";
+import { toHex } from "../../../src/core/bytes.ts";
+import { AppError } from "../../../src/core/errors.ts";
 import { ConversationStateStructureSchema, type AgentServerMessage } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
 import { create } from "@bufbuild/protobuf";
 import type { ChatMessage } from "../../../src/provider/types.ts";

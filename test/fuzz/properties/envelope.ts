@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { encodeEndStream } from "../../../src/proto/connect/end-stream.ts";
 import { EndStreamWatcher, EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM, type Envelope } from "../../../src/proto/connect/envelope.ts";
-import { AppError, type Code } from "../../../src/proto/connect/error.ts";
+import { AppError, type Code } from "../../../src/core/errors.ts";
 import { chunksOf, concatBytes } from "../support/chunks.ts";
 import type { FuzzProperty } from "../support/fuzz-property.ts";
 

@@ -1,9 +1,9 @@
-// Properties of the per-request append ordering (src/durable/inbox.ts): appends
+// Properties of the per-request append ordering (src/cursor/session/inbox.ts): appends
 // arriving in any order, with any duplicates, come out each exactly once, in
 // seqno order, the first copy of each kept.
 import fc from "fast-check";
 import { expect } from "vitest";
-import { OrderedInbox } from "../../../src/durable/inbox.ts";
+import { OrderedInbox } from "../../../src/cursor/session/inbox.ts";
 import type { FuzzProperty } from "../support/fuzz-property.ts";
 
 /** Seqnos 0..n-1 in an arbitrary arrival order, some sent more than once (retries). */

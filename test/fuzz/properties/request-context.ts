@@ -1,12 +1,12 @@
-// Properties of the request context sent by reference (src/agent/context/parts.ts,
-// as src/agent/context/resolve.ts uses it): a part's blob decodes to the fields it
+// Properties of the request context sent by reference (src/cursor/context/parts.ts,
+// as src/cursor/context/resolve.ts uses it): a part's blob decodes to the fields it
 // carries and encodes back to the same part, layers merge field by field with the
 // later winning, and garbage blobs decode or throw an Error (which resolve.ts
 // reports as invalid_argument naming the blob), never anything else.
 import { equals, fromBinary, isFieldSet, toBinary, type DescMessage } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { expect } from "vitest";
-import { decodePart, encodePart, mergeContexts, type PartKind } from "../../../src/agent/context/parts.ts";
+import { decodePart, encodePart, mergeContexts, type PartKind } from "../../../src/cursor/context/parts.ts";
 import {
   RequestContextMcpsPartSchema,
   RequestContextRulesPartSchema,

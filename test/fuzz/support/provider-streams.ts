@@ -216,7 +216,7 @@ export function expectedSaid(answer: Answer, thinkingSeparator = ""): Said {
 /**
  * Problems with the shape of an event list, whatever the input was: one start,
  * first; at most one done, last; tool deltas and ends only inside a started call.
- * Empty when well formed. (A repeated thinking_end is allowed: src/agent/model-call.ts
+ * Empty when well formed. (A repeated thinking_end is allowed: src/cursor/agent/model-call.ts
  * takes it as idempotent, and a garbled Anthropic stream that leaves a thinking block
  * open while another runs does close each.)
  */

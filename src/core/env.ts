@@ -1,0 +1,24 @@
+// Bindings and vars beyond what `wrangler types` sees in wrangler.toml: secrets
+// and .dev.vars entries. Env itself is generated (worker-configuration.d.ts).
+interface Secrets {
+  /** The operator's bearer token (docs/hosting.md#secrets); absent, the operator API answers unimplemented. */
+  ADMIN_TOKEN?: string;
+  /** 32 random bytes, base64: wraps each team's data key (src/hosting/keys). */
+  KEY_ENCRYPTION_KEY?: string;
+  /** The key-encryption key before a rotation, until every data key is re-wrapped. */
+  KEY_ENCRYPTION_KEY_PREVIOUS?: string;
+  /** Bearer token of the built-in single-user principal "local". */
+  BYOK_TOKEN?: string;
+  /** JSON array of model configurations (see README). */
+  BYOK_MODELS?: string;
+  /** JSON object naming the optional web search backend (see README); absent, WebSearch is not offered. */
+  BYOK_SEARCH?: string;
+  /** How long a running turn survives with no RunSSE subscriber (default 10 s). */
+  BYOK_DISCONNECT_GRACE_MS?: string;
+  /** How long a completed turn's stream waits for a runtime user message to continue it (default 2 s; "0": off). */
+  BYOK_CONTINUATION_WINDOW_MS?: string;
+  /** How long a run waits for each answer of the client about its request context (default 30 s). */
+  BYOK_CONTEXT_TIMEOUT_MS?: string;
+}
+
+export type AppEnv = Env & Secrets;

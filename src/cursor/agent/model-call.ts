@@ -1,0 +1,251 @@
+// One provider call of a run: records an llm_calls row, forwards text and
+// thinking to Cursor as the provider's chunks arrive, and collects the
+// assistant message and usage.
+import type { AgentServerMessage, ToolCall } from "../../proto/gen/agent/v1/agent_pb.ts";
+import { updates } from "../../proto/frames.ts";
+import type { ConversationStore } from "../store/conversation-store.ts";
+import {
+  emptyUsage,
+  type CallTimings,
+  type ChatMessage,
+  type FinishReason,
+  type ModelConfig,
+  type ModelEvent,
+  type Provider,
+  type ProviderReplay,
+  type ToolCallPart,
+  type ToolDefinition,
+  type Usage,
+} from "../../provider/types.ts";
+import { isContextOverflow, ProviderError, withoutPromptQuotes } from "../../provider/failure.ts";
+import { withVisionHint } from "../../provider/images.ts";
+import { isRetryable, planRetry, RETRY_BUDGET_MS, sleepUnlessAborted } from "../../provider/retry.ts";
+
+export interface ModelCallInput {
+  /** False for internal calls (summaries): nothing is streamed to the client. */
+  forward?: boolean;
+  /** The typed empty card of a tool, for the first partial_tool_call; undefined for unknown tools. */
+  cardFor?: (toolName: string) => ToolCall | undefined;
+  runId: string;
+  conversationId: string;
+  model: ModelConfig;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  signal: AbortSignal;
+}
+
+export interface ModelCallResult {
+  modelCallId: string;
+  assistant: Extract<ChatMessage, { role: "assistant" }>;
+  usage: Usage;
+  finish: FinishReason;
+}
+
+export interface ModelCallDeps {
+  store: ConversationStore;
+  provider: Provider;
+  emit: (message: AgentServerMessage) => void;
+}
+
+/** Retries after the first failed attempt of a provider call (so at most 4 attempts). */
+const MAX_PROVIDER_RETRIES = 3;
+
+/**
+ * One provider call, retried on rate limits and transient failures with
+ * bounded, jittered backoff, but only while nothing of the failed attempt has
+ * reached the client: a retry then starts from the same committed history and
+ * cannot duplicate output. Every attempt is its own llm_calls row. The waits
+ * together stay within the model's retry budget: a Retry-After beyond what is
+ * left ends the call at once, saying so (the client sees heartbeats while it waits).
+ */
+export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Promise<ModelCallResult> {
+  const index = deps.store.nextProviderCallIndex(input.runId);
+  let budgetLeftMs = input.model.retryBudgetMs ?? RETRY_BUDGET_MS;
+  for (let attempt = 0; ; attempt++) {
+    const emitted = { any: false };
+    try {
+      return await attemptCall(deps, input, index, attempt, emitted);
+    } catch (caught) {
+      const err =
+        caught instanceof ProviderError && !isContextOverflow(caught)
+          ? withVisionHint(withoutPromptQuotes(caught, promptTexts(input.messages)), input.model, input.messages)
+          : caught;
+      if (input.signal.aborted || emitted.any || attempt >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
+      const plan = planRetry(attempt + 1, err, budgetLeftMs);
+      if ("failure" in plan) throw plan.failure;
+      budgetLeftMs -= plan.waitMs;
+      await sleepUnlessAborted(plan.waitMs, input.signal);
+    }
+  }
+}
+
+async function attemptCall(
+  deps: ModelCallDeps,
+  input: ModelCallInput,
+  index: number,
+  attempt: number,
+  emitted: { any: boolean },
+): Promise<ModelCallResult> {
+  const { store } = deps;
+  const callId = attempt === 0 ? `${input.runId}:${index}` : `${input.runId}:${index}:retry-${attempt}`;
+  store.startLlmCall({
+    callId,
+    runId: input.runId,
+    conversationId: input.conversationId,
+    providerCallIndex: index,
+    attempt,
+    providerType: input.model.provider,
+    providerUrl: input.model.baseUrl,
+    modelId: input.model.model,
+    displayName: input.model.name,
+    messageCount: input.messages.length,
+    toolCount: input.tools.length,
+  });
+
+  const started = Date.now();
+  const timings: CallTimings = {};
+  const forward = input.forward !== false;
+  const emit = (message: AgentServerMessage) => {
+    if (!forward) return;
+    emitted.any = true;
+    deps.emit(message);
+  };
+  const stream = new StreamCollector(emit, started, input.cardFor ?? (() => undefined), callId);
+  try {
+    for await (const event of deps.provider.stream(
+      { model: input.model, messages: input.messages, tools: input.tools, signal: input.signal, cacheKey: input.conversationId },
+      timings,
+    )) {
+      stream.accept(event);
+    }
+    const result = stream.result();
+    if (forward) deps.emit(updates.tokenDelta(result.usage.outputTokens));
+    store.finishLlmCall(callId, {
+      status: "completed",
+      finishReason: result.finish,
+      usage: result.usage,
+      ...stream.timings(timings),
+    });
+    return result;
+  } catch (err) {
+    store.finishLlmCall(callId, {
+      status: input.signal.aborted ? "cancelled" : "failed",
+      error: err instanceof ProviderError ? err.message : input.signal.aborted ? "cancelled" : "internal error",
+      ...stream.timings(timings),
+    });
+    throw err;
+  }
+}
+
+/** The text the user and model wrote (not ids), for spotting a provider error that quotes it. */
+function promptTexts(messages: ChatMessage[]): string[] {
+  return messages.flatMap((m) => [m.content, ...(m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.arguments) : [])]);
+}
+
+/** Folds provider events into Cursor updates and the final assistant message. */
+class StreamCollector {
+  #text = "";
+  #reasoning: string | undefined;
+  #replay: ProviderReplay | undefined;
+  #thinkingSince: number | undefined;
+  #usage = emptyUsage();
+  #finish: FinishReason | undefined;
+  #ttftMs: number | undefined;
+  #ttfrMs: number | undefined;
+  readonly #toolCalls = new Map<number, ToolCallPart>();
+
+  #modelCallId: string;
+
+  constructor(
+    readonly emit: (message: AgentServerMessage) => void,
+    readonly started: number,
+    readonly cardFor: (toolName: string) => ToolCall | undefined,
+    fallbackModelCallId: string,
+  ) {
+    this.#modelCallId = fallbackModelCallId;
+  }
+
+  accept(event: ModelEvent): void {
+    switch (event.kind) {
+      case "start":
+        if (event.modelCallId) this.#modelCallId = event.modelCallId;
+        return;
+      case "thinking_delta":
+        this.#ttfrMs ??= Date.now() - this.started;
+        this.#thinkingSince ??= Date.now();
+        this.#reasoning = (this.#reasoning ?? "") + event.text;
+        this.emit(updates.thinkingDelta(event.text));
+        return;
+      case "thinking_end":
+        this.#closeThinking();
+        return;
+      case "text_delta":
+        this.#closeThinking();
+        this.#ttftMs ??= Date.now() - this.started;
+        this.#text += event.text;
+        this.emit(updates.textDelta(event.text));
+        return;
+      case "tool_call_start": {
+        this.#closeThinking();
+        this.#toolCalls.set(event.index, { id: event.callId, name: event.name, arguments: "", ...(event.custom && { custom: true }) });
+        // The client shows an empty typed card at once, then the arguments as they stream.
+        const card = this.cardFor(event.name);
+        this.emit(updates.partialToolCall(event.callId, this.#modelCallId, "", card));
+        return;
+      }
+      case "tool_call_delta": {
+        const call = this.#toolCalls.get(event.index);
+        if (!call) return;
+        call.arguments += event.delta;
+        this.emit(updates.partialToolCall(call.id, this.#modelCallId, event.delta));
+        return;
+      }
+      case "tool_call_end":
+        return;
+      case "usage":
+        this.#usage = event.usage;
+        return;
+      case "replay":
+        this.#replay = event.value;
+        return;
+      case "done":
+        this.#closeThinking();
+        this.#finish = event.finish;
+        return;
+    }
+  }
+
+  result(): ModelCallResult {
+    if (!this.#finish) {
+      throw new ProviderError("transient", "provider stream ended before the response was complete");
+    }
+    const toolCalls = [...this.#toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+    return {
+      modelCallId: this.#modelCallId,
+      assistant: {
+        role: "assistant",
+        content: this.#text,
+        ...(this.#reasoning !== undefined && { reasoning: this.#reasoning }),
+        ...(toolCalls.length > 0 && { toolCalls }),
+        ...(this.#replay !== undefined && { replay: this.#replay }),
+      },
+      usage: this.#usage,
+      finish: this.#finish,
+    };
+  }
+
+  timings(call: CallTimings) {
+    return {
+      ...(call.httpStatus !== undefined && { httpStatus: call.httpStatus }),
+      ...(call.ttfbMs !== undefined && { ttfbMs: call.ttfbMs }),
+      ...(this.#ttftMs !== undefined && { ttftMs: this.#ttftMs }),
+      ...(this.#ttfrMs !== undefined && { ttfrMs: this.#ttfrMs }),
+    };
+  }
+
+  #closeThinking(): void {
+    if (this.#thinkingSince === undefined) return;
+    this.emit(updates.thinkingCompleted(Date.now() - this.#thinkingSince));
+    this.#thinkingSince = undefined;
+  }
+}

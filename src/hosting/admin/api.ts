@@ -1,0 +1,90 @@
+// The admin API under /api (docs/hosting.md#admin-api): JSON, validated by zod,
+// described at GET /api/openapi.json (OpenAPI 3.1, generated from the same
+// schemas) with interactive docs at /api/docs. Every /api/v1 route needs a bearer
+// token; one file per resource, listed in RESOURCES.
+import { swaggerUI } from "@hono/swagger-ui";
+import { bodyLimit } from "hono/body-limit";
+import { authenticate } from "../auth/principal.ts";
+import { AppError } from "../../core/errors.ts";
+import { budgetRoutes } from "./budget-routes.ts";
+import { adminRoutes } from "./admin-context.ts";
+import { conversationRoutes } from "./conversation-routes.ts";
+import { adminErrorResponse } from "./admin-errors.ts";
+import { credentialRoutes } from "./credential-routes.ts";
+import { meRoutes } from "./me-routes.ts";
+import { rewrapRoutes } from "./rewrap-routes.ts";
+import { runRoutes } from "./run-routes.ts";
+import { modelTestRoutes } from "./model-test.ts";
+import { modelRoutes } from "./model-routes.ts";
+import { teamRoutes } from "./team-routes.ts";
+import { tokenRoutes } from "./token-routes.ts";
+import { usageRoutes } from "./usage-routes.ts";
+import { userRoutes } from "./user-routes.ts";
+
+/** The resources under /api/v1; a new one (credentials, models, usage, runs, rewrap) is a file beside these and a line here. */
+const RESOURCES = [
+  meRoutes,
+  teamRoutes,
+  userRoutes,
+  tokenRoutes,
+  credentialRoutes,
+  modelRoutes,
+  modelTestRoutes,
+  usageRoutes,
+  runRoutes,
+  conversationRoutes,
+  budgetRoutes,
+  rewrapRoutes,
+];
+
+const BODY_MAX_BYTES = 64 * 1024;
+
+const DOCUMENT = {
+  openapi: "3.1.0",
+  info: {
+    title: "byok-edge admin API",
+    version: "1",
+    description: 'Teams, users and tokens of a byok-edge deployment. Errors: the HTTP status and {"error": {"code", "message"}}.',
+  },
+};
+
+export const adminApi = adminRoutes().basePath("/api");
+
+adminApi.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+  type: "http",
+  scheme: "bearer",
+  description: "ADMIN_TOKEN (operator), a user token (byok_…), or BYOK_TOKEN",
+});
+
+adminApi.get("/openapi.json", (c) => c.json(openApiDocument()));
+adminApi.get("/docs", swaggerUI({ url: "/api/openapi.json" }));
+
+adminApi.use("/v1/*", async (c, next) => {
+  c.set("principal", await authenticate(c.req.raw, c.env, c.executionCtx));
+  await next();
+});
+
+// Admin bodies are a few fields; anything much larger is refused before it is read.
+adminApi.use(
+  "/v1/*",
+  bodyLimit({
+    maxSize: BODY_MAX_BYTES,
+    onError: () => {
+      // A body too large is a bad request; 429 is for limits.
+      throw new AppError("invalid_argument", `the body is larger than ${BODY_MAX_BYTES / 1024} KiB`);
+    },
+  }),
+);
+
+for (const resource of RESOURCES) adminApi.route("/v1", resource);
+
+adminApi.all("*", (c) => {
+  throw new AppError("not_found", `${c.req.method} ${c.req.path} is not an admin API route`);
+});
+
+adminApi.onError((err) => adminErrorResponse(err));
+
+/** @internal The OpenAPI document /api/openapi.json serves (exported so tests can validate it in Node). */
+export function openApiDocument() {
+  return adminApi.getOpenAPI31Document(DOCUMENT);
+}

@@ -1,0 +1,197 @@
+// Stored provider credentials (docs/hosting.md#credentials-and-models): a member
+// keeps personal ones, a team's admins keep the team's. The key is encrypted with
+// the team's data key on the way in and never shown again, only its last four.
+import { createRoute, z } from "@hono/zod-openapi";
+import { forgetModelCatalogs } from "../config/principal-models.ts";
+import { checkCustomHeaders } from "../../provider/upstream-headers.ts";
+import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
+import { encryptCredentialKey, keyLastFour } from "../keys/credential-key.ts";
+import { AppError } from "../../core/errors.ts";
+import type { AppEnv } from "../../core/env.ts";
+import {
+  type CredentialRow,
+  credentialById,
+  credentialsVisibleTo,
+  deleteCredential,
+  insertCredential,
+  replaceCredentialKey,
+} from "../store/credential-rows.ts";
+import { type D1Db, d1, newId } from "../store/db.ts";
+import { ownedReach, requireCreator, within } from "./access.ts";
+import { adminRoutes } from "./admin-context.ts";
+import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+import { teamDataKey } from "../keys/team-data-key.ts";
+
+const Provider = z.enum(["openai-chat", "openai-responses", "anthropic"]);
+export const Scope = z.enum(["user", "team"]).openapi({ description: '"user": yours alone; "team": the whole team (admins only)' });
+const ApiKey = z.string().trim().min(1).max(4096).openapi({ description: "The provider key; stored encrypted, never shown again" });
+/** Extra request headers; never auth, host, framing or hop-by-hop ones (docs/outbound-safety.md). */
+export const Headers = z
+  .record(z.string().min(1).max(200), z.string().max(4096))
+  .refine((h) => Object.keys(h).length <= 32, "at most 32 headers")
+  .openapi({ example: { "x-team": "platform" } });
+
+const CredentialSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    provider: Provider,
+    base_url: z.string(),
+    scope: Scope,
+    headers: z.record(z.string(), z.string()).nullable(),
+    key_last_four: z.string().openapi({ description: "The key's last four characters; empty for keys under 8 characters" }),
+    team_id: z.string(),
+    owner_user_id: z.string().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi("Credential");
+
+const CreateCredential = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).openapi({ example: "OpenAI (team)" }),
+    provider: Provider,
+    base_url: z.string().trim().min(1).max(2048).openapi({ example: "https://api.openai.com/v1" }),
+    api_key: ApiKey,
+    scope: Scope,
+    headers: Headers.optional(),
+  })
+  .openapi("CreateCredential");
+
+const RotateCredential = z.strictObject({ api_key: ApiKey }).openapi("RotateCredential");
+
+export const credentialRoutes = adminRoutes();
+
+credentialRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/credentials",
+    summary: 'Store a provider key: scope "user" (anyone) or "team" (the team\'s admins)',
+    security: BEARER,
+    request: { body: jsonBody(CreateCredential) },
+    responses: { 201: json(CredentialSchema, "The credential, without its key"), ...errorResponses(403, 412) },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    const user = requireCreator(c.var.principal, body.scope, "credential");
+    checkOutbound(c.env, body.base_url, body.headers);
+    const db = d1(c.env.DB);
+    const now = Date.now();
+    const id = newId("cred");
+    const dataKey = await teamDataKey(c.env, db, user.teamId);
+    const row: CredentialRow = {
+      id,
+      teamId: user.teamId,
+      ownerUserId: body.scope === "user" ? user.id : null,
+      scope: body.scope,
+      name: body.name,
+      provider: body.provider,
+      baseUrl: body.base_url.replace(/\/+$/, ""),
+      headersJson: body.headers ? JSON.stringify(body.headers) : null,
+      encryptedKey: await encryptCredentialKey(dataKey, { teamId: user.teamId, credentialId: id }, body.api_key),
+      keyLastFour: keyLastFour(body.api_key),
+      createdAtMs: now,
+      updatedAtMs: now,
+      deletedAtMs: null,
+    };
+    await insertCredential(db, row);
+    return c.json(credentialJson(row), 201);
+  },
+);
+
+credentialRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/credentials",
+    summary: "List the credentials the caller may use (own and team's; every one for the operator), never their keys",
+    security: BEARER,
+    request: {
+      query: z.object({
+        team_id: z.string().max(100).optional().openapi({ description: "Operator only: one team's credentials" }),
+      }),
+    },
+    responses: { 200: json(z.object({ credentials: z.array(CredentialSchema) }), "The credentials"), ...errorResponses() },
+  }),
+  async (c) => {
+    const principal = c.var.principal;
+    const db = d1(c.env.DB);
+    const { team_id } = c.req.valid("query");
+    if (principal.kind === "local") return c.json({ credentials: [] }, 200);
+    const rows = await credentialsVisibleTo(
+      db,
+      principal.kind === "user" ? { userId: principal.id, teamId: principal.teamId } : { ...(team_id && { teamId: team_id }) },
+    );
+    return c.json({ credentials: rows.map(credentialJson) }, 200);
+  },
+);
+
+credentialRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/credentials/{credential_id}/rotate",
+    summary: "Replace a credential's key (its owner; a team credential: the team's admins)",
+    security: BEARER,
+    request: { params: idParam("credential_id"), body: jsonBody(RotateCredential) },
+    responses: { 200: json(CredentialSchema, "The credential with its new key_last_four"), ...errorResponses(403, 404, 412) },
+  }),
+  async (c) => {
+    const { credential_id } = c.req.valid("param");
+    const { api_key } = c.req.valid("json");
+    const db = d1(c.env.DB);
+    const credential = await managed(c.var.principal, db, credential_id);
+    const dataKey = await teamDataKey(c.env, db, credential.teamId);
+    const encryptedKey = await encryptCredentialKey(dataKey, { teamId: credential.teamId, credentialId: credential.id }, api_key);
+    const row = await replaceCredentialKey(db, credential.id, { encryptedKey, keyLastFour: keyLastFour(api_key) }, Date.now());
+    if (!row) throw new AppError("not_found", `credential ${credential_id} not found`);
+    forgetModelCatalogs();
+    return c.json(credentialJson(row), 200);
+  },
+);
+
+credentialRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/credentials/{credential_id}",
+    summary: "Delete a credential (its owner; a team credential: the team's admins); models on it stop being listed",
+    security: BEARER,
+    request: { params: idParam("credential_id") },
+    responses: { 204: { description: "Deleted" }, ...errorResponses(403, 404) },
+  }),
+  async (c) => {
+    const { credential_id } = c.req.valid("param");
+    const db = d1(c.env.DB);
+    const credential = await managed(c.var.principal, db, credential_id);
+    await deleteCredential(db, credential.id, Date.now());
+    forgetModelCatalogs();
+    return c.body(null, 204);
+  },
+);
+
+/** A credential the caller may change: 404 outside their reach, 403 when they only see it. */
+async function managed(principal: Parameters<typeof ownedReach>[0], db: D1Db, id: string): Promise<CredentialRow> {
+  return within(await credentialById(db, id), (cred) => ownedReach(principal, cred), "manage", `credential ${id}`);
+}
+
+/** base_url and headers as the outbound rules allow (docs/outbound-safety.md). */
+export function checkOutbound(env: AppEnv, baseUrl: string | undefined, headers: Record<string, string> | undefined): void {
+  const urlProblem = baseUrl === undefined ? undefined : checkUpstreamUrl(baseUrl, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true");
+  if (urlProblem) throw new AppError("invalid_argument", `body.base_url: ${urlProblem}`);
+  const headerProblem = headers ? checkCustomHeaders(headers) : undefined;
+  if (headerProblem) throw new AppError("invalid_argument", `body.${headerProblem}`);
+}
+
+function credentialJson(row: CredentialRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    provider: row.provider,
+    base_url: row.baseUrl,
+    scope: row.scope,
+    headers: row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : null,
+    key_last_four: row.keyLastFour,
+    team_id: row.teamId,
+    owner_user_id: row.ownerUserId,
+    created_at: iso(row.createdAtMs),
+    updated_at: iso(row.updatedAtMs),
+  };
+}

@@ -1,0 +1,276 @@
+// Stored models (docs/hosting.md#credentials-and-models): a name Cursor shows, on
+// one of the caller's credentials, with the same settings as a BYOK_MODELS entry
+// plus prices for the usage ledger. Personal ones are their owner's; team ones
+// are the team's, changed by its admins. A name is unique within what one user sees.
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Principal } from "../auth/principal.ts";
+import { DEFAULT_CONTEXT_WINDOW } from "../config/byok-models.ts";
+import { forgetModelCatalogs } from "../config/principal-models.ts";
+import { AppError } from "../../core/errors.ts";
+import { type CredentialRow, credentialById } from "../store/credential-rows.ts";
+import { type D1Db, d1, newId } from "../store/db.ts";
+import { deleteModel, insertModel, type ModelPatch, type ModelRow, modelById, modelsVisibleTo, updateModel } from "../store/model-rows.ts";
+import { ownedReach, requireCreator, within } from "./access.ts";
+import { adminRoutes } from "./admin-context.ts";
+import { checkOutbound, Headers, Scope } from "./credential-routes.ts";
+import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+
+const Price = z.number().min(0).max(1_000_000).nullable().openapi({ description: "USD per million tokens; null: unknown", example: 2.5 });
+
+/** The settings a BYOK_MODELS entry has (README), as stored fields; null clears one in a PATCH. */
+const settings = {
+  context_window: z.int().positive().max(100_000_000).nullable().openapi({ description: "Default 200000" }),
+  max_output_tokens: z.int().positive().max(10_000_000).nullable(),
+  reasoning_effort: z.string().trim().min(1).max(50).nullable().openapi({ example: "medium" }),
+  headers: Headers.nullable(),
+  extra_body: z.record(z.string(), z.unknown()).nullable().openapi({ description: "Merged into every provider request body" }),
+  fast_service_tier: z.string().trim().min(1).max(50).nullable().openapi({ example: "priority" }),
+  stall_timeout_ms: z.int().min(1_000).max(3_600_000).nullable(),
+  vision: z.boolean().openapi({ description: "False when the model cannot take images; default true" }),
+  code_mode: z.boolean().openapi({ description: "True: Cursor runs are offered Codex's exec and wait tools; default false" }),
+  enabled: z.boolean().openapi({ description: "Disabled models are not listed in Cursor nor usable; default true" }),
+  price_input_per_mtok: Price,
+  price_output_per_mtok: Price,
+  price_cache_read_per_mtok: Price.openapi({ description: "USD per million cache-read tokens; null: the input price" }),
+  price_cache_write_per_mtok: Price.openapi({ description: "USD per million cache-write tokens; null: the input price" }),
+};
+
+const Name = z.string().trim().min(1).max(200).openapi({ example: "gpt-team" });
+const ProviderModel = z.string().trim().min(1).max(200).openapi({ description: "The provider's own model id", example: "gpt-5" });
+
+const ModelSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    scope: Scope,
+    credential_id: z.string(),
+    model: z.string(),
+    ...settings,
+    context_window: z.int(),
+    team_id: z.string(),
+    owner_user_id: z.string().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi("Model");
+
+const optional = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, v.optional()])) as {
+  [K in keyof typeof settings]: z.ZodOptional<(typeof settings)[K]>;
+};
+
+const CreateModel = z
+  .strictObject({ name: Name, credential_id: z.string().min(1).max(100), model: ProviderModel, scope: Scope, ...optional })
+  .openapi("CreateModel");
+const PatchModel = z
+  .strictObject({
+    name: Name.optional(),
+    credential_id: z.string().min(1).max(100).optional(),
+    model: ProviderModel.optional(),
+    ...optional,
+  })
+  .openapi("PatchModel");
+
+export const modelRoutes = adminRoutes();
+
+modelRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/models",
+    summary: 'Add a model on one of the caller\'s credentials: scope "user" (anyone) or "team" (the team\'s admins)',
+    security: BEARER,
+    request: { body: jsonBody(CreateModel) },
+    responses: { 201: json(ModelSchema, "The model"), ...errorResponses(403, 404, 409) },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    const user = requireCreator(c.var.principal, body.scope, "model");
+    checkOutbound(c.env, undefined, body.headers ?? undefined);
+    const db = d1(c.env.DB);
+    const owner = { teamId: user.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? user.id : null };
+    await usableCredential(db, user, body.credential_id, owner);
+    const now = Date.now();
+    const row: ModelRow = {
+      id: newId("mdl"),
+      ...owner,
+      name: body.name,
+      credentialId: body.credential_id,
+      model: body.model,
+      ...UNSET,
+      ...rowSettings(body),
+      vision: body.vision ?? true,
+      codeMode: body.code_mode ?? false,
+      enabled: body.enabled ?? true,
+      createdAtMs: now,
+      updatedAtMs: now,
+      deletedAtMs: null,
+    };
+    if ((await insertModel(db, row)) === "name-taken") throw nameTaken(body.name);
+    forgetModelCatalogs();
+    return c.json(modelJson(row), 201);
+  },
+);
+
+modelRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/models",
+    summary: "List the caller's models and the team's (every one for the operator), disabled ones too",
+    security: BEARER,
+    request: {
+      query: z.object({ team_id: z.string().max(100).optional().openapi({ description: "Operator only: one team's models" }) }),
+    },
+    responses: { 200: json(z.object({ models: z.array(ModelSchema) }), "The models"), ...errorResponses() },
+  }),
+  async (c) => {
+    const principal = c.var.principal;
+    const { team_id } = c.req.valid("query");
+    if (principal.kind === "local") return c.json({ models: [] }, 200);
+    const who = principal.kind === "user" ? { userId: principal.id, teamId: principal.teamId } : { ...(team_id && { teamId: team_id }) };
+    return c.json({ models: (await modelsVisibleTo(d1(c.env.DB), who)).map(modelJson) }, 200);
+  },
+);
+
+modelRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/models/{model_id}",
+    summary: "Change a model (its owner; a team model: the team's admins)",
+    security: BEARER,
+    request: { params: idParam("model_id"), body: jsonBody(PatchModel) },
+    responses: { 200: json(ModelSchema, "The model"), ...errorResponses(403, 404, 409) },
+  }),
+  async (c) => {
+    const { model_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const db = d1(c.env.DB);
+    const model = within(await modelById(db, model_id), (m) => ownedReach(c.var.principal, m), "manage", `model ${model_id}`);
+    if (body.headers) checkOutbound(c.env, undefined, body.headers);
+    if (body.credential_id !== undefined) await usableCredential(db, c.var.principal, body.credential_id, model);
+    const patch: ModelPatch = {
+      ...(body.name !== undefined && { name: body.name }),
+      ...(body.credential_id !== undefined && { credentialId: body.credential_id }),
+      ...(body.model !== undefined && { model: body.model }),
+      ...(body.vision !== undefined && { vision: body.vision }),
+      ...(body.code_mode !== undefined && { codeMode: body.code_mode }),
+      ...(body.enabled !== undefined && { enabled: body.enabled }),
+      ...rowSettings(body),
+    };
+    const updated = await updateModel(db, model, patch, Date.now());
+    if (updated === "name-taken") throw nameTaken(body.name ?? "");
+    if (updated === "gone") throw new AppError("not_found", `model ${model_id} not found`);
+    forgetModelCatalogs();
+    return c.json(modelJson(updated.model), 200);
+  },
+);
+
+modelRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/models/{model_id}",
+    summary: "Delete a model (its owner; a team model: the team's admins)",
+    security: BEARER,
+    request: { params: idParam("model_id") },
+    responses: { 204: { description: "Deleted" }, ...errorResponses(403, 404) },
+  }),
+  async (c) => {
+    const { model_id } = c.req.valid("param");
+    const db = d1(c.env.DB);
+    const model = within(await modelById(db, model_id), (m) => ownedReach(c.var.principal, m), "manage", `model ${model_id}`);
+    await deleteModel(db, model.id, Date.now());
+    forgetModelCatalogs();
+    return c.body(null, 204);
+  },
+);
+
+/**
+ * The credential a model of `owner` may run on: one the caller sees (else 404), of the model's
+ * team; a team model needs a team credential, so nobody's personal key serves the whole team.
+ */
+async function usableCredential(
+  db: D1Db,
+  principal: Principal,
+  credentialId: string,
+  owner: { teamId: string; scope: "user" | "team"; ownerUserId: string | null },
+): Promise<CredentialRow> {
+  const credential = within(
+    await credentialById(db, credentialId),
+    (cred) => ownedReach(principal, cred),
+    "view",
+    `credential ${credentialId}`,
+  );
+  if (credential.teamId !== owner.teamId) throw new AppError("not_found", `credential ${credentialId} not found`);
+  if (owner.scope === "team" && credential.scope !== "team") {
+    throw new AppError("invalid_argument", "body.credential_id: a team model needs a team credential, not a personal one");
+  }
+  if (owner.scope === "user" && credential.scope === "user" && credential.ownerUserId !== owner.ownerUserId) {
+    throw new AppError("not_found", `credential ${credentialId} not found`);
+  }
+  return credential;
+}
+
+function nameTaken(name: string): AppError {
+  return new AppError("already_exists", `a model named "${name}" already exists among the models its users see (their own and the team's)`);
+}
+
+/** A new model's settings before its body's: none set. */
+const UNSET = {
+  contextWindow: null,
+  maxOutputTokens: null,
+  reasoningEffort: null,
+  headersJson: null,
+  extraBodyJson: null,
+  fastServiceTier: null,
+  stallTimeoutMs: null,
+  priceInputPerMtok: null,
+  priceOutputPerMtok: null,
+  priceCacheReadPerMtok: null,
+  priceCacheWritePerMtok: null,
+} satisfies ModelPatch;
+
+type SettingsBody = Partial<{ [K in keyof typeof settings]: z.infer<(typeof settings)[K]> }>;
+
+/** The settings present in a body, as row fields (absent: unchanged; null: cleared). */
+function rowSettings(body: SettingsBody): ModelPatch {
+  const set = <T>(value: T | undefined) => value !== undefined;
+  return {
+    ...(set(body.context_window) && { contextWindow: body.context_window }),
+    ...(set(body.max_output_tokens) && { maxOutputTokens: body.max_output_tokens }),
+    ...(set(body.reasoning_effort) && { reasoningEffort: body.reasoning_effort }),
+    ...(set(body.headers) && { headersJson: body.headers ? JSON.stringify(body.headers) : null }),
+    ...(set(body.extra_body) && { extraBodyJson: body.extra_body ? JSON.stringify(body.extra_body) : null }),
+    ...(set(body.fast_service_tier) && { fastServiceTier: body.fast_service_tier }),
+    ...(set(body.stall_timeout_ms) && { stallTimeoutMs: body.stall_timeout_ms }),
+    ...(set(body.price_input_per_mtok) && { priceInputPerMtok: body.price_input_per_mtok }),
+    ...(set(body.price_output_per_mtok) && { priceOutputPerMtok: body.price_output_per_mtok }),
+    ...(set(body.price_cache_read_per_mtok) && { priceCacheReadPerMtok: body.price_cache_read_per_mtok }),
+    ...(set(body.price_cache_write_per_mtok) && { priceCacheWritePerMtok: body.price_cache_write_per_mtok }),
+  };
+}
+
+function modelJson(row: ModelRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    scope: row.scope,
+    credential_id: row.credentialId,
+    model: row.model,
+    context_window: row.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    max_output_tokens: row.maxOutputTokens,
+    reasoning_effort: row.reasoningEffort,
+    headers: row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : null,
+    extra_body: row.extraBodyJson ? (JSON.parse(row.extraBodyJson) as Record<string, unknown>) : null,
+    fast_service_tier: row.fastServiceTier,
+    stall_timeout_ms: row.stallTimeoutMs,
+    vision: row.vision,
+    code_mode: row.codeMode,
+    enabled: row.enabled,
+    price_input_per_mtok: row.priceInputPerMtok,
+    price_output_per_mtok: row.priceOutputPerMtok,
+    price_cache_read_per_mtok: row.priceCacheReadPerMtok,
+    price_cache_write_per_mtok: row.priceCacheWritePerMtok,
+    team_id: row.teamId,
+    owner_user_id: row.ownerUserId,
+    created_at: iso(row.createdAtMs),
+    updated_at: iso(row.updatedAtMs),
+  };
+}

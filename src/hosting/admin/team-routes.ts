@@ -1,0 +1,90 @@
+// Teams: the operator creates them; the operator and a team's admins change them;
+// GET lists every team for the operator and the caller's own team for anyone else.
+import { createRoute, z } from "@hono/zod-openapi";
+import { AppError } from "../../core/errors.ts";
+import { d1 } from "../store/db.ts";
+import { forgetCachedLimits } from "../limits/limits-cache.ts";
+import { allTeams, createTeam, type TeamPatch, type TeamRow, teamById, updateTeam } from "../store/team-rows.ts";
+import { requireOperator, teamReach, within } from "./access.ts";
+import { adminRoutes } from "./admin-context.ts";
+import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+
+const Name = z.string().trim().min(1).max(200).openapi({ example: "Platform" });
+const Budget = z
+  .int()
+  .min(0)
+  .nullable()
+  .openapi({ description: "Input + output tokens per calendar month (UTC); null: no budget", example: 50_000_000 });
+
+const TeamSchema = z
+  .object({ id: z.string(), name: z.string(), monthly_token_budget: z.int().nullable(), created_at: Timestamp })
+  .openapi("Team");
+
+const CreateTeam = z.strictObject({ name: Name, monthly_token_budget: Budget.optional() }).openapi("CreateTeam");
+const PatchTeam = z.strictObject({ name: Name.optional(), monthly_token_budget: Budget.optional() }).openapi("PatchTeam");
+
+export const teamRoutes = adminRoutes();
+
+teamRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/teams",
+    summary: "Create a team (operator)",
+    security: BEARER,
+    request: { body: jsonBody(CreateTeam) },
+    responses: { 201: json(TeamSchema, "The new team"), ...errorResponses(403, 409, 501) },
+  }),
+  async (c) => {
+    requireOperator(c.var.principal, c.env);
+    const body = c.req.valid("json");
+    const created = await createTeam(d1(c.env.DB), { name: body.name, monthlyTokenBudget: body.monthly_token_budget ?? null }, Date.now());
+    if ("conflict" in created) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
+    return c.json(teamJson(created.team), 201);
+  },
+);
+
+teamRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/teams",
+    summary: "List teams: all for the operator, the caller's own otherwise",
+    security: BEARER,
+    responses: { 200: json(z.object({ teams: z.array(TeamSchema) }), "The teams the caller sees"), ...errorResponses() },
+  }),
+  async (c) => {
+    const principal = c.var.principal;
+    const db = d1(c.env.DB);
+    if (principal.kind === "operator") return c.json({ teams: (await allTeams(db)).map(teamJson) }, 200);
+    const own = principal.kind === "user" ? await teamById(db, principal.teamId) : undefined;
+    return c.json({ teams: own ? [teamJson(own)] : [] }, 200);
+  },
+);
+
+teamRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/teams/{team_id}",
+    summary: "Rename a team or change its budget (operator, the team's admins)",
+    security: BEARER,
+    request: { params: idParam("team_id"), body: jsonBody(PatchTeam) },
+    responses: { 200: json(TeamSchema, "The team"), ...errorResponses(403, 404, 409) },
+  }),
+  async (c) => {
+    const { team_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const db = d1(c.env.DB);
+    const team = within(await teamById(db, team_id), (t) => teamReach(c.var.principal, t.id), "manage", `team ${team_id}`);
+    const patch: TeamPatch = {
+      ...(body.name !== undefined && { name: body.name }),
+      ...(body.monthly_token_budget !== undefined && { monthlyTokenBudget: body.monthly_token_budget }),
+    };
+    const updated = await updateTeam(db, team.id, patch, Date.now());
+    forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
+    if ("conflict" in updated) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
+    return c.json(teamJson(updated.team), 200);
+  },
+);
+
+function teamJson(team: TeamRow) {
+  return { id: team.id, name: team.name, monthly_token_budget: team.monthlyTokenBudget, created_at: iso(team.createdAtMs) };
+}

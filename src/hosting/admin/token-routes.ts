@@ -1,0 +1,124 @@
+// A user's tokens: issued, listed and revoked by the operator, the team's admins
+// and the user. The token is shown once, at issue; only its hash is stored.
+import { createRoute, z } from "@hono/zod-openapi";
+import { forgetCachedToken } from "../auth/principal.ts";
+import { newUserToken, userTokenHash } from "../auth/user-token.ts";
+import { AppError } from "../../core/errors.ts";
+import { d1 } from "../store/db.ts";
+import { issueToken, liveTokenCount, revokeToken, type TokenRow, tokenById, tokensOfUser } from "../store/token-rows.ts";
+import { activeUser } from "../store/user-rows.ts";
+import { userReach, within } from "./access.ts";
+import { adminRoutes } from "./admin-context.ts";
+import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+
+/** Enough for every device and script of one person; more usually means tokens are not revoked. */
+const MAX_LIVE_TOKENS_PER_USER = 50;
+
+const TokenSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    created_at: Timestamp,
+    expires_at: Timestamp.nullable(),
+    last_used_at: Timestamp.nullable().openapi({ description: "Updated at most once a minute" }),
+    revoked_at: Timestamp.nullable(),
+  })
+  .openapi("Token");
+
+const IssuedTokenSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    token: z.string().openapi({ description: "The bearer token; shown only in this response", example: "byok_…" }),
+    created_at: Timestamp,
+    expires_at: Timestamp.nullable(),
+  })
+  .openapi("IssuedToken");
+
+const IssueToken = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).openapi({ example: "laptop" }),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .nullable()
+      .optional()
+      .openapi({ description: "When the token stops working (ISO-8601); absent or null: never" }),
+  })
+  .openapi("IssueToken");
+
+export const tokenRoutes = adminRoutes();
+
+tokenRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/users/{user_id}/tokens",
+    summary: "Issue a token for a user (operator, the team's admins, the user)",
+    security: BEARER,
+    request: { params: idParam("user_id"), body: jsonBody(IssueToken) },
+    responses: { 201: json(IssuedTokenSchema, "The token, shown this once"), ...errorResponses(404, 429) },
+  }),
+  async (c) => {
+    const { user_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const db = d1(c.env.DB);
+    const now = Date.now();
+    const user = within(await activeUser(db, user_id), (u) => userReach(c.var.principal, u), "view", `user ${user_id}`);
+    const expiresAtMs = body.expires_at ? Date.parse(body.expires_at) : null;
+    if (expiresAtMs !== null && expiresAtMs <= now) throw new AppError("invalid_argument", "body.expires_at: must be in the future");
+    if ((await liveTokenCount(db, user.id, now)) >= MAX_LIVE_TOKENS_PER_USER) {
+      throw new AppError("resource_exhausted", `user ${user.id} already has ${MAX_LIVE_TOKENS_PER_USER} live tokens; revoke one first`);
+    }
+    const token = newUserToken();
+    const row = await issueToken(db, { userId: user.id, name: body.name, tokenHash: await userTokenHash(token), expiresAtMs }, now);
+    return c.json({ id: row.id, name: row.name, token, created_at: iso(row.createdAtMs), expires_at: iso(row.expiresAtMs) }, 201);
+  },
+);
+
+tokenRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/users/{user_id}/tokens",
+    summary: "List a user's tokens, never the tokens themselves (operator, the team's admins, the user)",
+    security: BEARER,
+    request: { params: idParam("user_id") },
+    responses: { 200: json(z.object({ tokens: z.array(TokenSchema) }), "The user's tokens, revoked ones too"), ...errorResponses(404) },
+  }),
+  async (c) => {
+    const { user_id } = c.req.valid("param");
+    const db = d1(c.env.DB);
+    const user = within(await activeUser(db, user_id), (u) => userReach(c.var.principal, u), "view", `user ${user_id}`);
+    return c.json({ tokens: (await tokensOfUser(db, user.id)).map(tokenJson) }, 200);
+  },
+);
+
+tokenRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/tokens/{token_id}",
+    summary: "Revoke a token (operator, the team's admins, the user); it stops working within 5 s everywhere",
+    security: BEARER,
+    request: { params: idParam("token_id") },
+    responses: { 204: { description: "Revoked (revoking again changes nothing)" }, ...errorResponses(404) },
+  }),
+  async (c) => {
+    const { token_id } = c.req.valid("param");
+    const db = d1(c.env.DB);
+    const token = await tokenById(db, token_id);
+    const owner = token ? await activeUser(db, token.userId) : undefined;
+    within(owner, (u) => userReach(c.var.principal, u), "view", `token ${token_id}`);
+    await revokeToken(db, token_id, Date.now());
+    forgetCachedToken(token_id);
+    return c.body(null, 204);
+  },
+);
+
+function tokenJson(token: TokenRow) {
+  return {
+    id: token.id,
+    name: token.name,
+    created_at: iso(token.createdAtMs),
+    expires_at: iso(token.expiresAtMs),
+    last_used_at: iso(token.lastUsedAtMs),
+    revoked_at: iso(token.revokedAtMs),
+  };
+}

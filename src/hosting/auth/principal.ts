@@ -1,0 +1,130 @@
+// Who is calling (docs/hosting.md#principals). ADMIN_TOKEN is the operator;
+// BYOK_TOKEN is the built-in single-user principal "local"; a `byok_…` user token
+// is a user of a team, looked up in D1 through the per-isolate token cache.
+// Every object name is scoped by the principal's id, so nobody can reach another
+// principal's conversations (src/core/object-names.ts).
+import { AppError } from "../../core/errors.ts";
+import { errorKind } from "../../core/log-safe.ts";
+import { d1 } from "../store/db.ts";
+import type { Role } from "../store/schema/accounts.ts";
+import { ownerOfTokenHash, touchToken } from "../store/token-rows.ts";
+import { TokenCache } from "./token-cache.ts";
+import { isUserTokenShape, userTokenHash } from "./user-token.ts";
+
+/** The id of the single-user principal; user ids start with `usr_`, so none can equal it. */
+export const LOCAL_PRINCIPAL_ID = "local";
+
+export type Principal = { kind: "local"; id: typeof LOCAL_PRINCIPAL_ID } | { kind: "operator"; id: "operator" } | UserPrincipal;
+
+/** A principal that runs turns: everyone but the operator. */
+export type RunnerPrincipal = Exclude<Principal, { kind: "operator" }>;
+
+interface UserPrincipal {
+  kind: "user";
+  /** The user id: what object names are scoped by. */
+  id: string;
+  teamId: string;
+  role: Role;
+  email: string;
+  tokenId: string;
+}
+
+interface AuthEnv {
+  ADMIN_TOKEN?: string;
+  BYOK_TOKEN?: string;
+  DB: D1Database;
+}
+
+const LOCAL: Principal = { kind: "local", id: LOCAL_PRINCIPAL_ID };
+const OPERATOR: Principal = { kind: "operator", id: "operator" };
+
+const tokenCache = new TokenCache();
+
+export async function authenticate(
+  request: Request,
+  env: AuthEnv,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+): Promise<Principal> {
+  const given = bearerToken(request);
+  if (given !== undefined) {
+    // Each configured secret is compared, in constant time, whichever matches.
+    const [operator, local] = await Promise.all([sameSecret(given, env.ADMIN_TOKEN), sameSecret(given, env.BYOK_TOKEN)]);
+    if (operator) return OPERATOR;
+    if (local) return LOCAL;
+    if (isUserTokenShape(given)) {
+      const user = await userOfToken(given, env.DB, ctx);
+      if (user) return user;
+    }
+  }
+  if (!env.ADMIN_TOKEN && !env.BYOK_TOKEN && (given === undefined || !isUserTokenShape(given))) {
+    throw new AppError(
+      "unauthenticated",
+      "byok-edge has neither BYOK_TOKEN (single user) nor ADMIN_TOKEN (hosting) configured; set one in .dev.vars or as a secret",
+    );
+  }
+  throw new AppError("unauthenticated", "missing or invalid bearer token");
+}
+
+/** The operator manages the deployment; it never runs turns (docs/hosting.md#principals). */
+export function requireRunner(principal: Principal): RunnerPrincipal {
+  if (principal.kind === "operator") {
+    throw new AppError("permission_denied", "the operator token (ADMIN_TOKEN) manages the deployment; use a user token to run the agent");
+  }
+  return principal;
+}
+
+/** This isolate forgets a token or a user's tokens at once (other isolates within 5 s). */
+export function forgetCachedToken(tokenId: string): void {
+  tokenCache.forgetToken(tokenId);
+}
+
+export function forgetCachedUser(userId: string): void {
+  tokenCache.forgetUser(userId);
+}
+
+/** @internal Tests move the token cache's clock instead of sleeping. */
+export function setTokenClock(now: () => number): void {
+  tokenCache.setClock(now);
+}
+
+async function userOfToken(token: string, database: D1Database, ctx: { waitUntil(promise: Promise<unknown>): void }) {
+  const db = d1(database);
+  let owner: Awaited<ReturnType<typeof ownerOfTokenHash>>;
+  try {
+    owner = await tokenCache.resolve(await userTokenHash(token), {
+      lookup: (hash, nowMs) => ownerOfTokenHash(db, hash, nowMs),
+      touch: (tokenId, nowMs, intervalMs) => touchToken(db, tokenId, nowMs, intervalMs),
+      waitUntil: (promise) => ctx.waitUntil(promise),
+    });
+  } catch (err) {
+    console.error("byok-edge: token lookup failed:", errorKind(err));
+    throw new AppError("unavailable", "the token could not be checked just now; try again");
+  }
+  if (!owner) return undefined;
+  const user: UserPrincipal = {
+    kind: "user",
+    id: owner.userId,
+    teamId: owner.teamId,
+    role: owner.role,
+    email: owner.email,
+    tokenId: owner.tokenId,
+  };
+  return user;
+}
+
+function bearerToken(request: Request): string | undefined {
+  const match = (request.headers.get("authorization") ?? "").match(/^Bearer\s+(.+)$/i);
+  const token = match?.[1]?.trim();
+  return token ? token : undefined;
+}
+
+/** Constant-time comparison of digests, so neither length nor content leaks through timing. */
+async function sameSecret(given: string, expected: string | undefined): Promise<boolean> {
+  if (!expected) return false;
+  const enc = new TextEncoder();
+  const [a, b] = await Promise.all([
+    crypto.subtle.digest("SHA-256", enc.encode(given)),
+    crypto.subtle.digest("SHA-256", enc.encode(expected)),
+  ]);
+  return crypto.subtle.timingSafeEqual(a, b);
+}

@@ -1,0 +1,113 @@
+// BYOK_MODELS: the operator's models, validated once per isolate. A bad entry is
+// reported (without its key) and left out instead of taking the whole service down.
+import { z } from "zod";
+import type { ModelConfig, ProviderKind } from "../../provider/types.ts";
+import type { ModelPrices } from "./model-prices.ts";
+import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
+
+/** Providers with a working implementation today; the others are refused clearly. */
+const SUPPORTED_PROVIDERS: readonly ProviderKind[] = ["openai-chat", "openai-responses", "anthropic"];
+
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+
+const entrySchema = z.object({
+  name: z.string().min(1).max(200),
+  provider: z.enum(["openai-chat", "openai-responses", "anthropic"]),
+  base_url: z.string().min(1),
+  api_key: z.string().min(1),
+  model: z.string().min(1),
+  context_window: z.number().int().positive().optional(),
+  max_output_tokens: z.number().int().positive().optional(),
+  reasoning_effort: z.string().min(1).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  extra_body: z.record(z.string(), z.unknown()).optional(),
+  fast_service_tier: z.string().min(1).optional(),
+  stall_timeout_ms: z.number().int().min(1_000).max(3_600_000).optional(),
+  retry_budget_ms: z.number().int().min(0).max(600_000).optional(),
+  vision: z.boolean().optional(),
+  code_mode: z.boolean().optional(),
+});
+
+export interface ModelCatalog {
+  models: ModelConfig[];
+  /** Why a configured entry is unusable, by its name ("#<index>" when it has none). */
+  problems: Map<string, string>;
+  /** Stored models' prices by name, for the usage ledger's cost_usd (src/hosting/config/model-prices.ts). */
+  prices?: ReadonlyMap<string, ModelPrices>;
+}
+
+function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boolean): ModelCatalog {
+  const catalog: ModelCatalog = { models: [], problems: new Map() };
+  if (!raw || raw.trim() === "") return catalog;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    catalog.problems.set("BYOK_MODELS", "BYOK_MODELS is not valid JSON");
+    return catalog;
+  }
+  if (!Array.isArray(parsed)) {
+    catalog.problems.set("BYOK_MODELS", "BYOK_MODELS must be a JSON array of model objects");
+    return catalog;
+  }
+  parsed.forEach((item, index) => {
+    const label = typeof item?.name === "string" && item.name ? item.name : `#${index}`;
+    const result = entrySchema.safeParse(item);
+    if (!result.success) {
+      // Paths and messages only: zod issues never echo the offending values here.
+      const why = result.error.issues.map((i) => `${i.path.join(".") || "entry"}: ${i.message}`).join("; ");
+      catalog.problems.set(label, `model ${label} is misconfigured: ${why}`);
+      return;
+    }
+    const entry = result.data;
+    if (!SUPPORTED_PROVIDERS.includes(entry.provider)) {
+      catalog.problems.set(
+        label,
+        `model ${label} uses provider "${entry.provider}", which byok-edge does not support yet (supported: ${SUPPORTED_PROVIDERS.join(", ")})`,
+      );
+      return;
+    }
+    const urlProblem = checkUpstreamUrl(entry.base_url, allowPrivateUpstreams);
+    if (urlProblem) {
+      catalog.problems.set(label, `model ${label}: ${urlProblem}`);
+      return;
+    }
+    if (catalog.models.some((m) => m.name === entry.name)) {
+      catalog.problems.set(label, `model ${label} is configured twice; the first entry wins`);
+      return;
+    }
+    catalog.models.push({
+      name: entry.name,
+      provider: entry.provider,
+      baseUrl: entry.base_url.replace(/\/+$/, ""),
+      apiKey: entry.api_key,
+      model: entry.model,
+      contextWindow: entry.context_window ?? DEFAULT_CONTEXT_WINDOW,
+      ...(entry.max_output_tokens !== undefined && { maxOutputTokens: entry.max_output_tokens }),
+      ...(entry.reasoning_effort !== undefined && { reasoningEffort: entry.reasoning_effort }),
+      ...(entry.headers !== undefined && { headers: entry.headers }),
+      ...(entry.extra_body !== undefined && { extraBody: entry.extra_body }),
+      ...(entry.fast_service_tier !== undefined && { fastServiceTier: entry.fast_service_tier }),
+      ...(entry.stall_timeout_ms !== undefined && { stallTimeoutMs: entry.stall_timeout_ms }),
+      ...(entry.retry_budget_ms !== undefined && { retryBudgetMs: entry.retry_budget_ms }),
+      ...(entry.vision === false && { vision: false }),
+      ...(entry.code_mode === true && { codeMode: true }),
+    });
+  });
+  return catalog;
+}
+
+const cache = new Map<string, ModelCatalog>();
+
+/** Parsed once per distinct configuration string (env is fixed per isolate). */
+export function modelCatalogFromEnv(env: { BYOK_MODELS?: string; BYOK_ALLOW_PRIVATE_UPSTREAMS?: string }): ModelCatalog {
+  const allowPrivate = env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true";
+  const key = `${allowPrivate}\u0000${env.BYOK_MODELS ?? ""}`;
+  let catalog = cache.get(key);
+  if (!catalog) {
+    catalog = parseModelCatalog(env.BYOK_MODELS, allowPrivate);
+    for (const problem of catalog.problems.values()) console.warn(`byok-edge: ${problem}`);
+    cache.set(key, catalog);
+  }
+  return catalog;
+}

@@ -1,0 +1,120 @@
+// The models one principal may use: what Cursor's model list shows it and the
+// only ones its runs may name (docs/hosting.md#models-per-user). "local" has
+// BYOK_MODELS; a hosted user has their own and their team's enabled stored
+// models on live credentials, read from D1 and kept per isolate for less than
+// 5 s (like token checks), so the hot path pays no D1 round trip. Keys stay
+// encrypted in the catalogue (ModelConfig.storedKey) until the provider call.
+import { LOCAL_PRINCIPAL_ID } from "../auth/principal.ts";
+import { d1 } from "../store/db.ts";
+import { type UsableModelRow, usableModelsOf } from "../store/model-rows.ts";
+import type { ModelConfig } from "../../provider/types.ts";
+import type { ModelPrices } from "./model-prices.ts";
+import { DEFAULT_CONTEXT_WINDOW, type ModelCatalog, modelCatalogFromEnv } from "./byok-models.ts";
+import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
+
+const NO_MODELS: ModelCatalog = { models: [], problems: new Map() };
+
+/** The contract's bound for cached access decisions (docs/hosting.md#caching). */
+const TTL_MS = 5_000;
+const MAX_ENTRIES = 10_000;
+
+interface CatalogEnv {
+  BYOK_MODELS?: string;
+  BYOK_ALLOW_PRIVATE_UPSTREAMS?: string;
+  DB: D1Database;
+}
+
+interface Entry {
+  catalog: Promise<ModelCatalog>;
+  validUntilMs: number;
+}
+
+const entries = new Map<string, Entry>();
+let now: () => number = Date.now;
+
+/** Synchronous for "local" (so its path stays as it was); a promise for a hosted user. */
+export function modelCatalogFor(env: CatalogEnv, principal: { id: string; teamId?: string | null }): ModelCatalog | Promise<ModelCatalog> {
+  if (principal.id === LOCAL_PRINCIPAL_ID) return modelCatalogFromEnv(env);
+  if (!principal.teamId) return NO_MODELS;
+  const key = `${principal.teamId}\u0000${principal.id}`;
+  const cached = entries.get(key);
+  if (cached && now() < cached.validUntilMs) return cached.catalog;
+  // Timed from the load's start: a row may change right after it was read.
+  const startedMs = now();
+  const catalog = usableModelsOf(d1(env.DB), principal.id, principal.teamId).then((rows) =>
+    hostedCatalog(rows, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true"),
+  );
+  entries.delete(key);
+  entries.set(key, { catalog, validUntilMs: startedMs + TTL_MS });
+  catalog.catch(() => {
+    if (entries.get(key)?.catalog === catalog) entries.delete(key);
+  });
+  while (entries.size > MAX_ENTRIES) {
+    const oldest = entries.keys().next();
+    if (oldest.done) break;
+    entries.delete(oldest.value);
+  }
+  return catalog;
+}
+
+/** A credential or model changed here: this isolate reloads at once, others within 5 s. */
+export function forgetModelCatalogs(): void {
+  entries.clear();
+}
+
+/** @internal Tests move the catalogue cache's clock instead of sleeping. */
+export function setModelCatalogClock(clock: () => number): void {
+  now = clock;
+}
+
+function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): ModelCatalog {
+  const catalog: ModelCatalog & { prices: Map<string, ModelPrices> } = { models: [], problems: new Map(), prices: new Map() };
+  for (const row of rows) {
+    const name = row.model.name;
+    // The rule may have tightened since the credential was stored.
+    const urlProblem = checkUpstreamUrl(row.credential.baseUrl, allowPrivateUpstreams);
+    if (urlProblem) {
+      catalog.problems.set(name, `model ${name}: ${urlProblem}`);
+      continue;
+    }
+    if (!row.wrappedDataKey) {
+      catalog.problems.set(name, `model ${name}: its team has no data key, so its credential cannot be opened`);
+      continue;
+    }
+    catalog.models.push(storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey }));
+    catalog.prices.set(name, {
+      inputPerMtok: row.model.priceInputPerMtok,
+      outputPerMtok: row.model.priceOutputPerMtok,
+      cacheReadPerMtok: row.model.priceCacheReadPerMtok,
+      cacheWritePerMtok: row.model.priceCacheWritePerMtok,
+    });
+  }
+  return catalog;
+}
+
+/** A stored model as the providers take it, its key still encrypted. */
+export function storedModelConfig({ model, credential, wrappedDataKey }: UsableModelRow & { wrappedDataKey: string }): ModelConfig {
+  const headers = { ...parseJson<Record<string, string>>(credential.headersJson), ...parseJson<Record<string, string>>(model.headersJson) };
+  const extraBody = parseJson<Record<string, unknown>>(model.extraBodyJson);
+  return {
+    name: model.name,
+    provider: credential.provider,
+    baseUrl: credential.baseUrl,
+    apiKey: "",
+    model: model.model,
+    contextWindow: model.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    ...(model.maxOutputTokens !== null && { maxOutputTokens: model.maxOutputTokens }),
+    ...(model.reasoningEffort !== null && { reasoningEffort: model.reasoningEffort }),
+    ...(Object.keys(headers).length > 0 && { headers }),
+    ...(extraBody && { extraBody }),
+    ...(model.fastServiceTier !== null && { fastServiceTier: model.fastServiceTier }),
+    ...(model.stallTimeoutMs !== null && { stallTimeoutMs: model.stallTimeoutMs }),
+    ...(!model.vision && { vision: false }),
+    ...(model.codeMode && { codeMode: true }),
+    storedKey: { teamId: credential.teamId, credentialId: credential.id, encryptedKey: credential.encryptedKey, wrappedDataKey },
+  };
+}
+
+function parseJson<T>(text: string | null): T | undefined {
+  return text ? (JSON.parse(text) as T) : undefined;
+}

@@ -1,0 +1,121 @@
+// The limits of one hosted user on every path that calls a provider
+// (docs/hosting.md#limits): a run is admitted by the user's limiter object and
+// holds a renewed lease until it ends; each provider call reserves tokens from
+// the team's budget object first and settles them with the provider's usage.
+// The single-user principal "local" has no limits.
+import type { TeamBudgetObject } from "../../durable/team-budget-object.ts";
+import type { UserLimiterObject } from "../../durable/user-limiter-object.ts";
+import { teamBudgetName, userLimiterName } from "../../core/object-names.ts";
+import { AppError } from "../../core/errors.ts";
+import { errorKind } from "../../core/log-safe.ts";
+import type { ModelEvent, ModelRequest, Provider, Usage } from "../../provider/types.ts";
+import { d1 } from "../store/db.ts";
+import { type LimitsRow, limitsOfUser } from "../store/limit-rows.ts";
+import { cachedLimits } from "./limits-cache.ts";
+import { refused } from "./refusal.ts";
+import { LEASE_MS } from "./user-window.ts";
+
+export interface LimitsEnv {
+  DB: D1Database;
+  USER_LIMITER: DurableObjectNamespace<UserLimiterObject>;
+  TEAM_BUDGET: DurableObjectNamespace<TeamBudgetObject>;
+}
+
+/** A call whose answer size is unknown reserves at most this many output tokens. */
+const DEFAULT_OUTPUT_RESERVE = 4_096;
+
+export class PrincipalLimits {
+  readonly #renewals = new Map<string, ReturnType<typeof setInterval>>();
+
+  constructor(
+    readonly env: LimitsEnv,
+    readonly userId: string,
+    readonly teamId: string,
+  ) {}
+
+  /** Admits a run (or a model test); throws `resource_exhausted` over a limit. `replaces`: the run it cancels. */
+  async admit(runId: string, replaces?: string): Promise<void> {
+    const limits = await this.#limits();
+    const stub = this.env.USER_LIMITER.getByName(userLimiterName(this.userId));
+    refused(
+      await unavailableOnFailure(() =>
+        stub.admit(runId, { requestsPerMinute: limits.requestsPerMinute, maxConcurrentRuns: limits.maxConcurrentRuns }, replaces),
+      ),
+    );
+    // Renewed four times per lease, so a slot frees only when its run is gone (a crash, a restart).
+    const timer = setInterval(() => void stub.renew(runId).catch(logFailure), LEASE_MS / 4);
+    this.#renewals.set(runId, timer);
+  }
+
+  /** The run ended (whichever way): its slot frees now. */
+  async release(runId: string): Promise<void> {
+    const timer = this.#renewals.get(runId);
+    if (timer === undefined) return;
+    clearInterval(timer);
+    this.#renewals.delete(runId);
+    await this.env.USER_LIMITER.getByName(userLimiterName(this.userId)).release(runId).catch(logFailure);
+  }
+
+  /** A run an earlier life of the object admitted and a restart cut off: its slot frees now, not when its lease runs out. */
+  async releaseInterrupted(runId: string): Promise<void> {
+    await this.env.USER_LIMITER.getByName(userLimiterName(this.userId)).release(runId).catch(logFailure);
+  }
+
+  /** The provider, each call of which is checked against the team's budget and counted. */
+  guard(provider: Provider): Provider {
+    return { stream: (request, timings) => this.#budgeted(provider, request, timings) };
+  }
+
+  async *#budgeted(provider: Provider, request: ModelRequest, timings: Parameters<Provider["stream"]>[1]): AsyncIterable<ModelEvent> {
+    const budget = (await this.#limits()).monthlyTokenBudget;
+    const stub = this.env.TEAM_BUDGET.getByName(teamBudgetName(this.teamId));
+    const callId = crypto.randomUUID();
+    if (budget !== null) refused(await unavailableOnFailure(() => stub.reserve(this.teamId, budget, callId, estimateTokens(request))));
+    let usage: Usage | undefined;
+    try {
+      for await (const event of provider.stream(request, timings)) {
+        if (event.kind === "usage") usage = event.usage;
+        yield event;
+      }
+    } finally {
+      // Counted even without a budget, so one set later starts from the month's real figure.
+      await stub.settle(this.teamId, callId, (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)).catch(logFailure);
+    }
+  }
+
+  async #limits(): Promise<LimitsRow> {
+    const row = await unavailableOnFailure(() => cachedLimits(this.userId, () => limitsOfUser(d1(this.env.DB), this.userId)));
+    // A user removed meanwhile: their token stops working within 5 s; nothing more starts now.
+    if (!row) throw new AppError("unauthenticated", "this user has been removed; their tokens no longer work");
+    return row;
+  }
+}
+
+/** The hosted user's limits; undefined for "local", which has none. */
+export function limitsFor(env: LimitsEnv, principal: { id: string; teamId: string | null }): PrincipalLimits | undefined {
+  return principal.teamId === null ? undefined : new PrincipalLimits(env, principal.id, principal.teamId);
+}
+
+/**
+ * An upper estimate of a call's tokens: its text at about 4 characters a token,
+ * plus the most it may answer. Only what is left of a budget is ever reserved.
+ */
+function estimateTokens(request: ModelRequest): number {
+  let chars = JSON.stringify(request.tools).length;
+  for (const m of request.messages) chars += m.content.length + (m.role === "assistant" ? JSON.stringify(m.toolCalls ?? []).length : 0);
+  return Math.ceil(chars / 4) + (request.model.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE);
+}
+
+async function unavailableOnFailure<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    console.error("byok-edge: limits could not be checked:", errorKind(err));
+    throw new AppError("unavailable", "limits could not be checked; try again");
+  }
+}
+
+function logFailure(err: unknown): void {
+  console.error("byok-edge: a limit could not be updated:", errorKind(err));
+}

@@ -1,0 +1,71 @@
+// Stored provider credentials in D1, by intent: create, read one, list what a
+// user may use (own + team's), replace the key, delete softly. The key column
+// holds ciphertext only (src/hosting/keys/credential-key.ts).
+import { and, asc, eq, isNull, or } from "drizzle-orm";
+import type { D1Db } from "./db.ts";
+import { credentials, models } from "./schema/providers.ts";
+
+export type CredentialRow = typeof credentials.$inferSelect;
+
+export async function insertCredential(db: D1Db, row: CredentialRow): Promise<void> {
+  await db.insert(credentials).values(row).run();
+}
+
+/** A credential not deleted. */
+export async function credentialById(db: D1Db, id: string): Promise<CredentialRow | undefined> {
+  return db
+    .select()
+    .from(credentials)
+    .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs)))
+    .get();
+}
+
+/** What one user may use: their own and their team's; every credential for the operator (optionally of one team). */
+export async function credentialsVisibleTo(
+  db: D1Db,
+  who: { userId: string; teamId: string } | { teamId?: string },
+): Promise<CredentialRow[]> {
+  const live = isNull(credentials.deletedAtMs);
+  const where =
+    "userId" in who
+      ? and(
+          live,
+          eq(credentials.teamId, who.teamId),
+          or(eq(credentials.scope, "team"), and(eq(credentials.scope, "user"), eq(credentials.ownerUserId, who.userId))),
+        )
+      : who.teamId
+        ? and(live, eq(credentials.teamId, who.teamId))
+        : live;
+  return db.select().from(credentials).where(where).orderBy(asc(credentials.createdAtMs), asc(credentials.id)).all();
+}
+
+export async function replaceCredentialKey(
+  db: D1Db,
+  id: string,
+  key: { encryptedKey: string; keyLastFour: string },
+  nowMs: number,
+): Promise<CredentialRow | undefined> {
+  const [row] = await db
+    .update(credentials)
+    .set({ ...key, updatedAtMs: nowMs })
+    .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs)))
+    .returning();
+  return row;
+}
+
+/**
+ * Soft delete, with the models on it in the same batch: they stop being listed and usable at
+ * once, and their names are free again (a model nobody can see must not hold a name).
+ */
+export async function deleteCredential(db: D1Db, id: string, nowMs: number): Promise<void> {
+  await db.batch([
+    db
+      .update(credentials)
+      .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
+      .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs))),
+    db
+      .update(models)
+      .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
+      .where(and(eq(models.credentialId, id), isNull(models.deletedAtMs))),
+  ]);
+}

@@ -1,0 +1,63 @@
+// D1 tables of who may call: teams, their users, and the users' tokens
+// (docs/hosting.md#principals). Rows are removed softly, so ids in logs and
+// usage rows keep meaning something.
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const teams = sqliteTable(
+  "teams",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    /** Input + output tokens per calendar month (UTC); null: no budget. */
+    monthlyTokenBudget: integer("monthly_token_budget"),
+    /** The team's data key, wrapped by KEY_ENCRYPTION_KEY (src/hosting/keys); null until its first credential. */
+    wrappedDataKey: text("wrapped_data_key"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+  },
+  (t) => [uniqueIndex("teams_name").on(t.name)],
+);
+
+export type Role = "admin" | "member";
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    /** Stored lower-cased; unique among the team's users that are not removed. */
+    email: text("email").notNull(),
+    role: text("role").$type<Role>().notNull(),
+    /** Runs started in any rolling 60 s; null: no limit. */
+    requestsPerMinute: integer("requests_per_minute"),
+    /** Runs in progress at once, subagents included; null: no limit. */
+    maxConcurrentRuns: integer("max_concurrent_runs"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+    /** Set when the user is removed; their tokens stop working. */
+    removedAtMs: integer("removed_at_ms"),
+  },
+  (t) => [uniqueIndex("users_team_email").on(t.teamId, t.email).where(sql`removed_at_ms IS NULL`), index("users_by_team").on(t.teamId)],
+);
+
+export const tokens = sqliteTable(
+  "tokens",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    name: text("name").notNull(),
+    /** SHA-256 of the token, hex; the token itself is shown once and never stored. */
+    tokenHash: text("token_hash").notNull(),
+    createdAtMs: integer("created_at_ms").notNull(),
+    expiresAtMs: integer("expires_at_ms"),
+    /** Updated at most once a minute per token (src/hosting/auth/token-cache.ts). */
+    lastUsedAtMs: integer("last_used_at_ms"),
+    revokedAtMs: integer("revoked_at_ms"),
+  },
+  (t) => [uniqueIndex("tokens_hash").on(t.tokenHash), index("tokens_by_user").on(t.userId)],
+);

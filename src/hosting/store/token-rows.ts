@@ -1,0 +1,88 @@
+// User tokens in D1, by intent: issue, list, revoke, and the one lookup every
+// request with a user token depends on (behind the cache in src/hosting/auth/token-cache.ts).
+import { and, asc, count, eq, gt, isNull, lt, or } from "drizzle-orm";
+import { type D1Db, newId } from "./db.ts";
+import { type Role, tokens, users } from "./schema/accounts.ts";
+
+export type TokenRow = typeof tokens.$inferSelect;
+
+/** What a live token proves: its user, their team and role. */
+export interface TokenOwner {
+  tokenId: string;
+  userId: string;
+  teamId: string;
+  role: Role;
+  email: string;
+  expiresAtMs: number | null;
+  lastUsedAtMs: number | null;
+}
+
+export async function issueToken(
+  db: D1Db,
+  token: { userId: string; name: string; tokenHash: string; expiresAtMs: number | null },
+  nowMs: number,
+): Promise<TokenRow> {
+  const row: TokenRow = { id: newId("tok"), ...token, createdAtMs: nowMs, lastUsedAtMs: null, revokedAtMs: null };
+  await db.insert(tokens).values(row).run();
+  return row;
+}
+
+/** Tokens neither revoked nor expired. */
+export async function liveTokenCount(db: D1Db, userId: string, nowMs: number): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(tokens)
+    .where(and(eq(tokens.userId, userId), isNull(tokens.revokedAtMs), or(isNull(tokens.expiresAtMs), gt(tokens.expiresAtMs, nowMs))));
+  return row?.n ?? 0;
+}
+
+export async function tokensOfUser(db: D1Db, userId: string): Promise<TokenRow[]> {
+  return db.select().from(tokens).where(eq(tokens.userId, userId)).orderBy(asc(tokens.createdAtMs), asc(tokens.id)).all();
+}
+
+export async function tokenById(db: D1Db, id: string): Promise<TokenRow | undefined> {
+  return db.select().from(tokens).where(eq(tokens.id, id)).get();
+}
+
+/** Revokes once; a second revoke keeps the first time. */
+export async function revokeToken(db: D1Db, id: string, nowMs: number): Promise<void> {
+  await db
+    .update(tokens)
+    .set({ revokedAtMs: nowMs })
+    .where(and(eq(tokens.id, id), isNull(tokens.revokedAtMs)))
+    .run();
+}
+
+/** The owner of a live token by its hash: not revoked, not expired, its user not removed. */
+export async function ownerOfTokenHash(db: D1Db, tokenHash: string, nowMs: number): Promise<TokenOwner | undefined> {
+  return db
+    .select({
+      tokenId: tokens.id,
+      userId: users.id,
+      teamId: users.teamId,
+      role: users.role,
+      email: users.email,
+      expiresAtMs: tokens.expiresAtMs,
+      lastUsedAtMs: tokens.lastUsedAtMs,
+    })
+    .from(tokens)
+    .innerJoin(users, eq(users.id, tokens.userId))
+    .where(
+      and(
+        eq(tokens.tokenHash, tokenHash),
+        isNull(tokens.revokedAtMs),
+        or(isNull(tokens.expiresAtMs), gt(tokens.expiresAtMs, nowMs)),
+        isNull(users.removedAtMs),
+      ),
+    )
+    .get();
+}
+
+/** Sets last_used_at unless another isolate did so within `intervalMs`. */
+export async function touchToken(db: D1Db, id: string, nowMs: number, intervalMs: number): Promise<void> {
+  await db
+    .update(tokens)
+    .set({ lastUsedAtMs: nowMs })
+    .where(and(eq(tokens.id, id), or(isNull(tokens.lastUsedAtMs), lt(tokens.lastUsedAtMs, nowMs - intervalMs))))
+    .run();
+}

@@ -1,0 +1,78 @@
+// What a finished run spent, into D1 in one batch: the run's row, its provider
+// calls, and its day in the ledger (docs/hosting.md#usage). Best effort: a D1
+// hiccup must not fail a turn the user already saw complete.
+import { sql } from "drizzle-orm";
+import { errorKind } from "../../core/log-safe.ts";
+import type { Usage } from "../../provider/types.ts";
+import type { RunRecord } from "../../cursor/store/conversation-store.ts";
+import { d1 } from "./db.ts";
+import { providerCalls, usage, usageLedger } from "./schema/usage.ts";
+
+export interface RunUsage {
+  /** A user id, or "local". */
+  principal: string;
+  teamId: string | null;
+  conversationId: string;
+  runId: string;
+  model: string;
+  status: string;
+  usage: Usage;
+  /** From the model's prices (src/hosting/config/model-prices.ts); 0 when it has none. */
+  costUsd?: number;
+  /** From the conversation object's own rows; absent when they could not be read. */
+  record: RunRecord | undefined;
+}
+
+export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs = Date.now()): Promise<void> {
+  try {
+    const db = d1(database);
+    const u = run.usage;
+    const tokens = {
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      cacheReadTokens: u.cacheReadTokens,
+      cacheWriteTokens: u.cacheWriteTokens,
+      reasoningTokens: u.reasoningTokens,
+    };
+    const owner = { principal: run.principal, teamId: run.teamId };
+    const costUsd = run.costUsd ?? 0;
+    const day = new Date(nowMs).toISOString().slice(0, 10);
+    const calls = (run.record?.calls ?? []).map((call) =>
+      db
+        .insert(providerCalls)
+        .values({ ...call, ...owner, runId: run.runId, model: run.model, provider: call.providerType })
+        .onConflictDoNothing(),
+    );
+    await db.batch([
+      db.insert(usage).values({
+        ...owner,
+        ...tokens,
+        conversationId: run.conversationId,
+        runId: run.runId,
+        requestId: run.record?.requestId ?? null,
+        model: run.model,
+        status: run.status,
+        startedAtMs: run.record?.startedAtMs ?? null,
+        createdAtMs: nowMs,
+      }),
+      db
+        .insert(usageLedger)
+        .values({ ...owner, ...tokens, day, model: run.model, requests: 1, costUsd })
+        .onConflictDoUpdate({
+          target: [usageLedger.day, usageLedger.principal, usageLedger.model],
+          set: {
+            requests: sql`${usageLedger.requests} + 1`,
+            inputTokens: sql`${usageLedger.inputTokens} + ${tokens.inputTokens}`,
+            outputTokens: sql`${usageLedger.outputTokens} + ${tokens.outputTokens}`,
+            cacheReadTokens: sql`${usageLedger.cacheReadTokens} + ${tokens.cacheReadTokens}`,
+            cacheWriteTokens: sql`${usageLedger.cacheWriteTokens} + ${tokens.cacheWriteTokens}`,
+            reasoningTokens: sql`${usageLedger.reasoningTokens} + ${tokens.reasoningTokens}`,
+            costUsd: sql`${usageLedger.costUsd} + ${costUsd}`,
+          },
+        }),
+      ...calls,
+    ]);
+  } catch (err) {
+    console.error("byok-edge: could not record usage", run.runId, errorKind(err));
+  }
+}

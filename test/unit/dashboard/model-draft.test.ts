@@ -1,0 +1,69 @@
+// The Models page's form as data (dashboard/src/pages/model-draft.ts): what a new,
+// edited or duplicated model's fields start as, and the body they send.
+import { describe, expect, it } from "vitest";
+import { bodyOf, draftOf } from "../../../dashboard/src/pages/model-draft.ts";
+import type { Credential, Model } from "../../../dashboard/src/types.ts";
+
+const credential: Credential = {
+  id: "cred-team",
+  name: "Team key",
+  provider: "openai-chat",
+  base_url: "https://api.example.com/v1",
+  scope: "team",
+  headers: null,
+  key_last_four: "abcd",
+  team_id: "team-1",
+  owner_user_id: null,
+  created_at: "2026-03-01T00:00:00Z",
+  updated_at: "2026-03-01T00:00:00Z",
+};
+
+const teamModel: Model = {
+  id: "model-1",
+  name: "gpt-team",
+  scope: "team",
+  credential_id: "cred-team",
+  model: "gpt-5",
+  context_window: 200_000,
+  max_output_tokens: null,
+  reasoning_effort: "medium",
+  headers: { "x-extra": "1" },
+  extra_body: null,
+  fast_service_tier: null,
+  stall_timeout_ms: null,
+  vision: true,
+  code_mode: false,
+  enabled: true,
+  price_input_per_mtok: 1.25,
+  price_output_per_mtok: 10,
+  price_cache_read_per_mtok: null,
+  price_cache_write_per_mtok: null,
+  team_id: "team-1",
+  owner_user_id: null,
+  created_at: "2026-03-01T00:00:00Z",
+  updated_at: "2026-03-01T00:00:00Z",
+};
+
+const sent = (built: ReturnType<typeof bodyOf>) => {
+  if ("problems" in built) throw new Error(JSON.stringify(built.problems));
+  return built.body;
+};
+
+describe("the model form's draft", () => {
+  it("a member who duplicates a team model gets a personal copy, the one scope they may add", () => {
+    const draft = draftOf({ kind: "duplicate", model: teamModel }, [credential], false);
+    expect(draft).toMatchObject({ name: "gpt-team-copy", scope: "user", credential_id: "cred-team", model: "gpt-5" });
+    expect(sent(bodyOf(draft, false))).toMatchObject({ scope: "user", name: "gpt-team-copy", headers: { "x-extra": "1" } });
+  });
+
+  it("an admin who duplicates a team model keeps it a team model", () => {
+    expect(draftOf({ kind: "duplicate", model: teamModel }, [credential], true).scope).toBe("team");
+  });
+
+  it("a new model starts personal on the first credential; an edit shows the model's own scope and sends none", () => {
+    expect(draftOf({ kind: "add" }, [credential], true)).toMatchObject({ scope: "user", credential_id: "cred-team", name: "" });
+    const edit = draftOf({ kind: "edit", model: teamModel }, [credential], false);
+    expect(edit.scope).toBe("team");
+    expect(sent(bodyOf(edit, true))).not.toHaveProperty("scope");
+  });
+});

@@ -1,0 +1,207 @@
+// Keys at rest (src/hosting/keys): team data keys wrapped by the KEK, credential keys bound to
+// their team and credential, KEK rotation and rewrap, and errors that carry no key material.
+import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
+import { describe, expect, it } from "vitest";
+import { decryptCredentialKey, encryptCredentialKey, keyLastFour } from "../../../src/hosting/keys/credential-key.ts";
+import { createDataKey, rewrapDataKeys, unwrapDataKey } from "../../../src/hosting/keys/data-key.ts";
+import { AppError } from "../../../src/core/errors.ts";
+
+const API_KEY = "test-key-never-in-an-error-0123456789";
+const OWNER = { teamId: "team-a", credentialId: "cred-1" };
+
+const newKek = () => base64Encode(crypto.getRandomValues(new Uint8Array(32)), "std");
+const envWith = (current?: string, previous?: string) => ({ KEY_ENCRYPTION_KEY: current, KEY_ENCRYPTION_KEY_PREVIOUS: previous });
+
+/** The AppError a promise rejects with, after checking it names no secret. */
+async function rejection(promise: Promise<unknown>, ...secrets: string[]): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  const appError = error as AppError;
+  for (const secret of [API_KEY, ...secrets]) expect(`${appError.message} ${String(appError.cause)}`).not.toContain(secret);
+  return appError;
+}
+
+/** The envelope with one byte flipped, at `index` (negative: from the end). */
+function flipByte(envelope: string, index: number): string {
+  const bytes = base64Decode(envelope);
+  const at = index < 0 ? bytes.length + index : index;
+  bytes[at] = (bytes[at] ?? 0) ^ 0x01;
+  return base64Encode(bytes, "url");
+}
+
+describe("keys at rest", () => {
+  it("encrypts a credential key under a new team data key and decrypts it after the data key is unwrapped again", async () => {
+    const env = envWith(newKek());
+    const { dataKey, wrapped } = await createDataKey(env);
+    const encrypted = await encryptCredentialKey(dataKey, OWNER, API_KEY);
+    expect(encrypted).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(encrypted).not.toContain(API_KEY);
+    expect(base64Decode(encrypted)[0]).toBe(1);
+    expect(base64Decode(wrapped)[0]).toBe(1);
+
+    const reopened = await unwrapDataKey(env, wrapped);
+    expect(await decryptCredentialKey(reopened, OWNER, encrypted)).toBe(API_KEY);
+  });
+
+  it("uses a fresh IV for every encryption", async () => {
+    const { dataKey } = await createDataKey(envWith(newKek()));
+    const once = await encryptCredentialKey(dataKey, OWNER, API_KEY);
+    const twice = await encryptCredentialKey(dataKey, OWNER, API_KEY);
+    expect(once).not.toBe(twice);
+  });
+
+  it("keeps data keys non-extractable", async () => {
+    const { dataKey } = await createDataKey(envWith(newKek()));
+    expect(dataKey.key.extractable).toBe(false);
+    await expect(crypto.subtle.exportKey("raw", dataKey.key)).rejects.toThrow();
+    expect(JSON.stringify(dataKey)).not.toMatch(/[A-Za-z0-9+/]{40}/);
+  });
+
+  it("refuses a tampered credential ciphertext or tag", async () => {
+    const { dataKey } = await createDataKey(envWith(newKek()));
+    const encrypted = await encryptCredentialKey(dataKey, OWNER, API_KEY);
+    for (const index of [-1, -20, 9, 9 + 12]) {
+      const error = await rejection(decryptCredentialKey(dataKey, OWNER, flipByte(encrypted, index)));
+      expect(error.code).toBe("data_loss");
+    }
+    const truncated = base64Encode(base64Decode(encrypted).slice(0, 30), "url");
+    expect((await rejection(decryptCredentialKey(dataKey, OWNER, truncated))).message).toMatch(/not a valid key envelope/);
+    expect((await rejection(decryptCredentialKey(dataKey, OWNER, "not base64url!"))).code).toBe("data_loss");
+  });
+
+  it("refuses a tampered version byte", async () => {
+    const env = envWith(newKek());
+    const { dataKey, wrapped } = await createDataKey(env);
+    const encrypted = await encryptCredentialKey(dataKey, OWNER, API_KEY);
+    const credentialError = await rejection(decryptCredentialKey(dataKey, OWNER, flipByte(encrypted, 0)));
+    expect(credentialError).toMatchObject({ code: "data_loss", message: "a stored credential key has an unsupported envelope version" });
+    const dataKeyError = await rejection(unwrapDataKey(env, flipByte(wrapped, 0)));
+    expect(dataKeyError).toMatchObject({ code: "data_loss", message: "a stored team data key has an unsupported envelope version" });
+  });
+
+  it("refuses a credential row moved to another team, whether read with this team's data key or the other's", async () => {
+    const env = envWith(newKek());
+    const teamA = await createDataKey(env);
+    const teamB = await createDataKey(env);
+    const encrypted = await encryptCredentialKey(teamA.dataKey, OWNER, API_KEY);
+    const movedOwner = { ...OWNER, teamId: "team-b" };
+    expect((await rejection(decryptCredentialKey(teamB.dataKey, movedOwner, encrypted))).message).toBe(
+      "a stored credential key was encrypted under another data key: another team's, or its header was altered",
+    );
+    const sameKey = await rejection(decryptCredentialKey(teamA.dataKey, movedOwner, encrypted));
+    expect(sameKey).toMatchObject({ code: "data_loss", message: expect.stringMatching(/belongs to another credential or team/) });
+  });
+
+  it("refuses a credential row moved to another credential id", async () => {
+    const { dataKey } = await createDataKey(envWith(newKek()));
+    const encrypted = await encryptCredentialKey(dataKey, OWNER, API_KEY);
+    const error = await rejection(decryptCredentialKey(dataKey, { ...OWNER, credentialId: "cred-2" }, encrypted));
+    expect(error).toMatchObject({ code: "data_loss", message: expect.stringMatching(/belongs to another credential or team/) });
+  });
+
+  it("refuses a tampered data key envelope and one from a KEK that is not configured", async () => {
+    const kek = newKek();
+    const other = newKek();
+    const { wrapped } = await createDataKey(envWith(kek));
+    const tampered = await rejection(unwrapDataKey(envWith(kek), flipByte(wrapped, -3)), kek);
+    expect(tampered).toMatchObject({
+      code: "data_loss",
+      message: "a stored team data key does not verify under KEY_ENCRYPTION_KEY: it was altered",
+    });
+    const unknown = await rejection(unwrapDataKey(envWith(other), wrapped), kek, other);
+    expect(unknown.code).toBe("failed_precondition");
+    expect(unknown.message).toMatch(/neither KEY_ENCRYPTION_KEY nor KEY_ENCRYPTION_KEY_PREVIOUS/);
+    // A changed key id reads as an unknown KEK.
+    expect((await rejection(unwrapDataKey(envWith(kek), flipByte(wrapped, 3)))).code).toBe("failed_precondition");
+  });
+
+  it("survives a KEK rotation: old rows open with the previous KEK, rewrap moves them, then the old KEK alone fails", async () => {
+    const oldKek = newKek();
+    const newKekValue = newKek();
+    const before = await createDataKey(envWith(oldKek));
+    const encrypted = await encryptCredentialKey(before.dataKey, OWNER, API_KEY);
+
+    const rotating = envWith(newKekValue, oldKek);
+    const duringRotation = await unwrapDataKey(rotating, before.wrapped);
+    expect(await decryptCredentialKey(duringRotation, OWNER, encrypted)).toBe(API_KEY);
+    const createdDuringRotation = await createDataKey(rotating);
+
+    const outcome = await rewrapDataKeys(rotating, [before.wrapped, createdDuringRotation.wrapped]);
+    expect(outcome).toMatchObject({ rewrapped: 1, unchanged: 1, failures: [] });
+    const [rewrapped, untouched] = outcome.wrapped as [string, string];
+    expect(rewrapped).not.toBe(before.wrapped);
+    expect(untouched).toBe(createdDuringRotation.wrapped);
+
+    const afterRotation = await unwrapDataKey(envWith(newKekValue), rewrapped);
+    expect(await decryptCredentialKey(afterRotation, OWNER, encrypted)).toBe(API_KEY);
+    const oldAlone = await rejection(unwrapDataKey(envWith(oldKek), rewrapped), oldKek, newKekValue);
+    expect(oldAlone.code).toBe("failed_precondition");
+    expect((await rejection(unwrapDataKey(envWith(newKekValue), before.wrapped))).code).toBe("failed_precondition");
+    expect(await rewrapDataKeys(envWith(newKekValue), [rewrapped])).toMatchObject({ wrapped: [rewrapped], rewrapped: 0, unchanged: 1 });
+  });
+
+  it("goes on past a data key it cannot rewrap and reports it by index", async () => {
+    const oldKek = newKek();
+    const current = newKek();
+    const good = await createDataKey(envWith(oldKek));
+    const lost = await createDataKey(envWith(newKek()));
+    const outcome = await rewrapDataKeys(envWith(current, oldKek), [lost.wrapped, good.wrapped, "garbage"]);
+    expect(outcome.rewrapped).toBe(1);
+    expect(outcome.unchanged).toBe(0);
+    expect(outcome.failures.map((f) => f.index)).toEqual([0, 2]);
+    expect(outcome.wrapped[0]).toBe(lost.wrapped);
+    expect(outcome.wrapped[2]).toBe("garbage");
+    await expect(unwrapDataKey(envWith(current), outcome.wrapped[1] as string)).resolves.toBeDefined();
+  });
+
+  it("says KEY_ENCRYPTION_KEY is not configured, as failed_precondition, when it is missing", async () => {
+    for (const env of [envWith(undefined), envWith(""), envWith("  ", newKek())]) {
+      const error = await rejection(createDataKey(env));
+      expect(error).toMatchObject({
+        code: "failed_precondition",
+        message: "KEY_ENCRYPTION_KEY is not configured; stored credentials cannot be created",
+      });
+    }
+    const { wrapped } = await createDataKey(envWith(newKek()));
+    expect((await rejection(unwrapDataKey({}, wrapped))).message).toBe(
+      "KEY_ENCRYPTION_KEY is not configured; stored credentials cannot be used",
+    );
+    expect((await rejection(rewrapDataKeys({}, [wrapped]))).code).toBe("failed_precondition");
+  });
+
+  it("names a malformed KEK's variable and never its value or bytes", async () => {
+    const short = base64Encode(crypto.getRandomValues(new Uint8Array(16)), "std");
+    const hex = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const notBase64 = "this is my key-encryption key!";
+    for (const bad of [short, hex, notBase64]) {
+      const error = await rejection(createDataKey(envWith(bad)), bad, bad.slice(0, 8));
+      expect(error.code).toBe("failed_precondition");
+      expect(error.message).toMatch(/^KEY_ENCRYPTION_KEY is malformed: .*32 random bytes in base64/);
+      const previous = await rejection(unwrapDataKey(envWith(newKek(), bad), "AQ"), bad, bad.slice(0, 8));
+      expect(previous.message).toMatch(/^KEY_ENCRYPTION_KEY_PREVIOUS is malformed/);
+    }
+  });
+
+  it("accepts a KEK with surrounding whitespace or in base64url, as secrets are often pasted", async () => {
+    const raw = crypto.getRandomValues(new Uint8Array(32));
+    const { wrapped } = await createDataKey(envWith(`${base64Encode(raw, "std")}\n`));
+    await expect(unwrapDataKey(envWith(base64Encode(raw, "url")), wrapped)).resolves.toBeDefined();
+  });
+
+  it("shows only a key's last four characters, and nothing of a key too short to hide", () => {
+    expect(keyLastFour(API_KEY)).toBe("6789");
+    expect(keyLastFour("sk-ant-api03-abcd🔑xyz")).toBe("🔑xyz");
+    expect(keyLastFour("1234567")).toBe("");
+    expect(keyLastFour("")).toBe("");
+  });
+
+  it("refuses an empty key and encrypts a non-ASCII one faithfully", async () => {
+    const { dataKey } = await createDataKey(envWith(newKek()));
+    expect((await rejection(encryptCredentialKey(dataKey, OWNER, ""))).code).toBe("invalid_argument");
+    const unicode = "clé-ключ-鍵-🔑";
+    expect(await decryptCredentialKey(dataKey, OWNER, await encryptCredentialKey(dataKey, OWNER, unicode))).toBe(unicode);
+  });
+});

@@ -1,0 +1,157 @@
+// A conversation the server has lost continues from the client's own copy, and
+// an edited earlier message branches the history before it.
+import { describe, expect, it } from "vitest";
+import { chatText, chatToolCalls, createScenario } from "../../support/fake-provider.ts";
+import { create } from "@bufbuild/protobuf";
+import { PreFetchedBlobSchema } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
+import { toHex } from "../../../src/core/bytes.ts";
+import { clientMessage, runRequest, startTurn } from "../../support/cursor-client.ts";
+import { readSuccess } from "../../support/exec-replies.ts";
+import { deferred } from "../../support/deferred.ts";
+import type { ExecServerMessage } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
+import { messagesPrefix } from "../../support/prefix.ts";
+
+describe("recovery and branching", () => {
+  it("continues a conversation known only from the client's conversation_state, byte for byte", async () => {
+    const scenario = await createScenario([chatText(["first answer"]), chatText(["recovered answer"])]);
+    const first = await startTurn({ conversationId: crypto.randomUUID(), text: `remember ${scenario.marker}`, messageId: "u1" });
+    expect(await first.reader.end()).toEqual({});
+    const state = first.reader.checkpoints().at(-1)!;
+
+    // A conversation object that has never seen it (new deployment, lost storage):
+    // half of the root blobs come pre-fetched, the rest on request (get_blob).
+    const roots = state.rootPromptMessagesJson;
+    const prefetched = roots.slice(0, 1).map((id) => ({ id, value: first.reader.blobs.get(toHex(id))! }));
+    const base = runRequest({ conversationId: crypto.randomUUID(), text: "and now?", messageId: "u2" });
+    if (base.message.case !== "runRequest") throw new Error("unreachable");
+    base.message.value.conversationState = state;
+    base.message.value.preFetchedBlobs = prefetched.map((p) => create(PreFetchedBlobSchema, p));
+    const message = base;
+    const second = await startTurn(
+      { conversationId: "", text: "", message },
+      { blobs: new Map([...first.reader.blobs].filter(([id]) => id !== toHex(roots[0]!))) },
+    );
+    expect(await second.reader.end()).toEqual({});
+    expect(second.reader.text()).toBe("recovered answer");
+    expect(second.reader.kinds()).toContain("kvServerMessage");
+
+    const [one, two] = await scenario.requests(2);
+    // The first request's messages, plus the first answer, are the recovered prefix.
+    expect(two!.body.startsWith(messagesPrefix(one!.body))).toBe(true);
+    const messages = (JSON.parse(two!.body) as { messages: { role: string; content: string }[] }).messages;
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(messages[2]!.content).toBe("first answer");
+  });
+
+  it("branches the history before an earlier message that is re-sent with new text", async () => {
+    const scenario = await createScenario([chatText(["one"]), chatText(["two"]), chatText(["edited"])]);
+    const conversationId = crypto.randomUUID();
+    for (const [id, text] of [
+      ["m1", `first ${scenario.marker}`],
+      ["m2", "second"],
+      ["m1", `first, edited ${scenario.marker}`],
+    ] as const) {
+      const { reader } = await startTurn({ conversationId, text, messageId: id });
+      expect(await reader.end(), `${id}: ${text}`).toEqual({});
+    }
+    const requests = await scenario.requests(3);
+    const third = (JSON.parse(requests[2]!.body) as { messages: { role: string; content: string }[] }).messages;
+    expect(third.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(third[1]!.content).toContain("first, edited");
+    // The prefix before the edited message (the system prompt) is unchanged.
+    const firstMessages = (JSON.parse(requests[0]!.body) as { messages: { role: string; content: string }[] }).messages;
+    expect(third[0]).toEqual(firstMessages[0]);
+  });
+
+  it("branches before an earlier message that is re-sent unchanged after later turns (a re-run from there)", async () => {
+    const scenario = await createScenario([chatText(["a1"]), chatText(["a2"]), chatText(["a1 again"])]);
+    const conversationId = crypto.randomUUID();
+    for (const [id, text] of [
+      ["q1", `question one ${scenario.marker}`],
+      ["q2", "question two"],
+      ["q1", `question one ${scenario.marker}`],
+    ] as const) {
+      const { reader } = await startTurn({ conversationId, text, messageId: id });
+      expect(await reader.end()).toEqual({});
+    }
+    const [, , third] = await scenario.requests(3);
+    const roles = (JSON.parse(third!.body) as { messages: { role: string }[] }).messages.map((m) => m.role);
+    expect(roles).toEqual(["system", "user"]);
+  });
+
+  it("does not duplicate a message that is re-sent unchanged after a failed attempt", async () => {
+    const scenario = await createScenario([
+      { status: 400, body: JSON.stringify({ error: { message: "bad request this time" } }) },
+      chatText(["worked"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const failed = await startTurn({ conversationId, text: `retry me ${scenario.marker}`, messageId: "same" });
+    expect((await failed.reader.end()).error?.code).toBe("unavailable");
+    const retried = await startTurn({ conversationId, text: `retry me ${scenario.marker}`, messageId: "same" });
+    expect(await retried.reader.end()).toEqual({});
+    const [, second] = await scenario.requests(2);
+    const roles = (JSON.parse(second!.body) as { messages: { role: string }[] }).messages.map((m) => m.role);
+    expect(roles).toEqual(["system", "user"]);
+  });
+});
+
+describe("long messages", () => {
+  it("reads a user message that Cursor sent as a text blob id, fetching the blob from the client", async () => {
+    const scenario = await createScenario([chatText(["read it"])]);
+    const text = `a long pasted message ${"lorem ipsum ".repeat(50)} ${scenario.marker}`;
+    const data = new TextEncoder().encode(text);
+    const id = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+    const message = runRequest({ conversationId: crypto.randomUUID(), text: "" });
+    if (message.message.case !== "runRequest" || message.message.value.action?.action.case !== "userMessageAction")
+      throw new Error("unreachable");
+    message.message.value.action.action.value.userMessage!.textBlobId = id;
+    const { reader } = await startTurn({ conversationId: "", text: "", message }, { blobs: new Map([[toHex(id), data]]) });
+    expect(await reader.end()).toEqual({});
+    const [request] = await scenario.requests(1);
+    const last = (JSON.parse(request!.body) as { messages: { role: string; content: string }[] }).messages.at(-1)!;
+    expect(last).toEqual({ role: "user", content: text });
+  });
+});
+
+describe("resume", () => {
+  it("runs the tool calls a cancelled round left pending before any model call on resume_action", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([{ id: "pending-read", name: "Read", args: ['{"path":"/later"}'] }]),
+      chatText(["resumed and read it"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const firstExec = deferred<ExecServerMessage>();
+    const first = await startTurn({ conversationId, text: `resume me ${scenario.marker}` }, { onExec: (e) => firstExec.resolve(e) });
+    await firstExec.promise;
+    await first.reader.send(
+      clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } }),
+    );
+    expect((await first.reader.end()).error?.code).toBe("canceled");
+
+    const resume = clientMessage({
+      message: {
+        case: "runRequest",
+        value: { conversationId, requestedModel: { modelId: "fake-model" }, action: { action: { case: "resumeAction", value: {} } } },
+      },
+    });
+    const execs: ExecServerMessage[] = [];
+    const second = await startTurn(
+      { conversationId: "", text: "", message: resume },
+      {
+        onExec: (e, r) => {
+          execs.push(e);
+          return r.send(readSuccess(e, "late content"));
+        },
+      },
+    );
+    expect(await second.reader.end()).toEqual({});
+    expect(execs.map((e) => e.message.value)).toMatchObject([{ path: "/later", toolCallId: "pending-read" }]);
+    const kinds = second.reader.kinds();
+    expect(kinds.indexOf("execServerMessage")).toBeLessThan(kinds.indexOf("textDelta"));
+    const requests = await scenario.requests(2);
+    expect(requests).toHaveLength(2);
+    const last = (JSON.parse(requests[1]!.body) as { messages: { role: string; content: string }[] }).messages.at(-1)!;
+    expect(last.role).toBe("tool");
+    expect(last.content).toContain("late content");
+  });
+});

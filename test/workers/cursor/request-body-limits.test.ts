@@ -1,0 +1,137 @@
+// Request bodies are bounded while they stream (docs/protocol.md#limits): a gzip bomb
+// stops inflating at the cap, a chunked body stops being read at the cap, and in both
+// cases the sender's stream is cancelled instead of being read to its end.
+import { describe, expect, it } from "vitest";
+import { exports } from "cloudflare:workers";
+import { encodeEnvelope, FLAG_COMPRESSED, FRAME_MAX_BYTES } from "../../../src/proto/connect/envelope.ts";
+import { BASE } from "../../support/cursor-client.ts";
+
+const MIB = 1024 * 1024;
+
+/** `mib` MiB of zeros, gzipped: about 1 KiB on the wire per MiB inflated. */
+async function gzipBomb(mib: number): Promise<Uint8Array> {
+  let sent = 0;
+  const zeros = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent++ >= mib) controller.close();
+      else controller.enqueue(new Uint8Array(MIB));
+    },
+  });
+  return new Uint8Array(await new Response(zeros.pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
+}
+
+/** A request body that hands out `total` bytes only as they are pulled, counting them. */
+function countedBody(total: number, chunkBytes: number, bytesAt: (offset: number, length: number) => Uint8Array) {
+  const seen = { pulled: 0, cancelled: false };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (seen.pulled >= total) {
+          controller.close();
+          return;
+        }
+        const chunk = bytesAt(seen.pulled, Math.min(chunkBytes, total - seen.pulled));
+        seen.pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { body, seen };
+}
+
+function bidiAppendRaw(body: ReadableStream<Uint8Array>, headers: Record<string, string>): Promise<Response> {
+  return exports.default.fetch(`${BASE}/aiserver.v1.BidiService/BidiAppend`, {
+    method: "POST",
+    headers: { authorization: "Bearer test-token", ...headers },
+    body,
+    duplex: "half",
+  } as RequestInit);
+}
+
+describe("request body limits", () => {
+  it("refuses a gzip bomb BidiAppend with resource_exhausted and stops reading it after about the cap's worth", async () => {
+    const bomb = await gzipBomb(128);
+    const { body, seen } = countedBody(bomb.byteLength, 4096, (at, n) => bomb.slice(at, at + n));
+    const res = await bidiAppendRaw(body, { "content-type": "application/proto", "content-encoding": "gzip" });
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as { code: string }).code).toBe("resource_exhausted");
+    // 32 MiB of output is about a quarter of this bomb; inflating it whole would pull all of it.
+    expect(seen.pulled).toBeLessThan(bomb.byteLength / 2);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it("refuses a compressed envelope that inflates past the cap, and stops reading it early", async () => {
+    const bomb = await gzipBomb(128);
+    const framed = encodeEnvelope(FLAG_COMPRESSED, bomb);
+    const { body, seen } = countedBody(framed.byteLength, 4096, (at, n) => framed.slice(at, at + n));
+    const res = await bidiAppendRaw(body, { "content-type": "application/connect+proto", "connect-content-encoding": "gzip" });
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as { code: string }).code).toBe("resource_exhausted");
+    expect(seen.pulled).toBeLessThan(framed.byteLength / 2);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it("refuses a chunked body larger than the cap after reading about the cap, and cancels the sender", async () => {
+    const chunk = 64 * 1024;
+    const { body, seen } = countedBody(3 * FRAME_MAX_BYTES, chunk, (_at, n) => new Uint8Array(n));
+    const res = await bidiAppendRaw(body, { "content-type": "application/proto" });
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as { code: string; message: string }).message).toMatch(/request body too large/);
+    expect(seen.pulled).toBeLessThanOrEqual(FRAME_MAX_BYTES + 4 * chunk);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it("still accepts a compressed envelope of a normal size, and refuses one cut short with invalid_argument", async () => {
+    const gzipped = new Uint8Array(
+      await new Response(new Blob([new Uint8Array(0)]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer(),
+    );
+    const send = (bytes: Uint8Array) =>
+      exports.default.fetch(`${BASE}/aiserver.v1.NetworkService/IsConnected`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-token", "content-type": "application/connect+proto", "connect-content-encoding": "gzip" },
+        body: bytes,
+      });
+    const ok = await send(encodeEnvelope(FLAG_COMPRESSED, gzipped));
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+    const cut = await send(encodeEnvelope(FLAG_COMPRESSED, gzipped).slice(0, -3));
+    expect(cut.status).toBe(400);
+    expect(((await cut.json()) as { message: string }).message).toMatch(/incomplete envelope/);
+  });
+
+  it("refuses a chunked code-mode call larger than the cap after reading about the cap", async () => {
+    const chunk = 64 * 1024;
+    const { body, seen } = countedBody(3 * FRAME_MAX_BYTES, chunk, (_at, n) => new Uint8Array(n));
+    const res = await exports.default.fetch(`${BASE}/codex.code_mode.v1.CodeModeHost/CloseSession`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-token", "content-type": "application/proto", "connect-protocol-version": "1" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as { code: string }).code).toBe("resource_exhausted");
+    expect(seen.pulled).toBeLessThanOrEqual(FRAME_MAX_BYTES + 4 * chunk);
+  });
+
+  it("refuses a chunked model-check body over 64 KiB with invalid_argument after reading about that much", async () => {
+    const chunk = 16 * 1024;
+    const { body, seen } = countedBody(16 * MIB, chunk, (_at, n) => new TextEncoder().encode(" ".repeat(n)));
+    const res = await exports.default.fetch(`${BASE}/byok/v1/models/fake-model/check`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-token", "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(400);
+    expect((await res.json()) as { code: string; message: string }).toEqual({
+      code: "invalid_argument",
+      message: "the body is larger than 64 KiB",
+    });
+    expect(seen.pulled).toBeLessThanOrEqual(64 * 1024 + 4 * chunk);
+    expect(seen.cancelled).toBe(true);
+  });
+});

@@ -14,7 +14,7 @@ import { CODE_MODE_PATH, handleCodeMode } from "./code-mode/routes.ts";
 import { checkModel } from "./hosting/admin/model-check.ts";
 import { benchRoutes } from "./cursor/routes/bench-routes.ts";
 import { limitsFor } from "./hosting/limits/principal-limits.ts";
-import { AppError, toAppError } from "./core/errors.ts";
+import { AppError, Code, toAppError } from "./core/errors.ts";
 import { errorKind } from "./core/log-safe.ts";
 
 export { CodeModeSessionObject } from "./durable/code-mode-session-object.ts";
@@ -79,7 +79,7 @@ app.all("*", (c) => {
 
 app.onError((err) => {
   const error = toAppError(err);
-  if (error.code === "internal") console.error("byok-edge: request failed:", errorKind(error.cause));
+  if (error.code === Code.Internal) console.error("byok-edge: request failed:", errorKind(error.cause));
   return errorResponse(error);
 });
 

@@ -7,8 +7,6 @@
 import { create } from "@bufbuild/protobuf";
 import {
   type Client,
-  Code,
-  ConnectError,
   createClient,
   createContextKey,
   createContextValues,
@@ -26,7 +24,7 @@ import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "./host/session-service.ts";
 import { codeModeSessionName } from "../core/object-names.ts";
 import type { AppEnv } from "../core/env.ts";
 import { CodeModeHost, ExecuteEventSchema, SessionEventSchema, ToolCallSchema } from "../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
-import { AppError } from "../core/errors.ts";
+import { AppError, Code } from "../core/errors.ts";
 
 export const CODE_MODE_PATH = `/${CodeModeHost.typeName}/*`;
 
@@ -107,7 +105,7 @@ function wantsHeartbeat(context: HandlerContext): boolean {
 
 function callerOf(context: HandlerContext): Caller {
   const caller = context.values.get(CALLER);
-  if (!caller) throw new ConnectError("code-mode call without a caller", Code.Internal);
+  if (!caller) throw new AppError("internal", "code-mode call without a caller");
   return caller;
 }
 

@@ -1,8 +1,14 @@
-// One error type with a closed set of Connect codes. Its message is what the
-// client sees, so it never holds keys, prompts or raw upstream bodies; the
-// cause stays server-side.
+// The one error type of every product: connect-es's ConnectError, whose codes and
+// code → HTTP status table (connect-es's own) the Cursor routes, the code-mode host
+// and the admin API share (docs/architecture.md#errors). AppError only builds one from
+// a code's wire name; its message is what the client sees, so it never holds keys,
+// prompts or raw upstream bodies, and the cause stays server-side.
+import { create, toBinary } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { codeFromString, codeToHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
 
-export type Code =
+/** A Connect code by its wire name, as the end-stream JSON and the admin API spell it. */
+export type CodeName =
   | "canceled"
   | "unknown"
   | "invalid_argument"
@@ -20,69 +26,53 @@ export type Code =
   | "data_loss"
   | "unauthenticated";
 
-/** A Connect error detail: a protobuf message by its full type name. */
+/** A Connect error detail: a protobuf message by its full type name (connect-es's incoming form). */
 export interface ErrorDetail {
   type: string;
   value: Uint8Array;
 }
 
-export class AppError extends Error {
-  override readonly name = "AppError";
-  constructor(
-    readonly code: Code,
-    message: string,
-    readonly details: ErrorDetail[] = [],
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+/**
+ * A ConnectError made from a code's wire name. Its `message` is the plain text (ConnectError
+ * prefixes it with the code; `rawMessage` is the same plain text). connect-es recognises it as
+ * its own (its `instanceof` checks the name and shape), so the code-mode host throws it too.
+ */
+export class AppError extends ConnectError {
+  constructor(code: CodeName, message: string, details: ErrorDetail[] = [], options?: { cause?: unknown }) {
+    super(message, codeFromString(code) ?? Code.Unknown, undefined, undefined, options?.cause);
+    this.message = message;
+    this.details.push(...details);
   }
 }
 
-/** Connect's HTTP status for each code (docs/protocol.md#errors). */
-export function codeToHttpStatus(code: Code): number {
-  switch (code) {
-    case "canceled":
-      return 499;
-    case "unknown":
-      return 500;
-    case "invalid_argument":
-      return 400;
-    case "deadline_exceeded":
-      return 504;
-    case "not_found":
-      return 404;
-    case "already_exists":
-      return 409;
-    case "permission_denied":
-      return 403;
-    case "resource_exhausted":
-      return 429;
-    case "failed_precondition":
-      return 400;
-    case "aborted":
-      return 409;
-    case "out_of_range":
-      return 400;
-    case "unimplemented":
-      return 501;
-    case "internal":
-      return 500;
-    case "unavailable":
-      return 503;
-    case "data_loss":
-      return 500;
-    case "unauthenticated":
-      return 401;
-  }
+/** The wire name of an error's code ("invalid_argument"). */
+export function codeName(error: ConnectError): CodeName {
+  return codeToString(error.code) as CodeName;
+}
+
+/** Connect's HTTP status for an error's code (docs/protocol.md#errors). */
+export function httpStatus(error: ConnectError): number {
+  return codeToHttpStatus(error.code);
+}
+
+/** The details of an error as type name and bytes, whichever form connect-es holds them in. */
+export function errorDetails(error: ConnectError): ErrorDetail[] {
+  return error.details.map((d) => ("desc" in d ? { type: d.desc.typeName, value: toBinaryDetail(d) } : { type: d.type, value: d.value }));
 }
 
 export function isAbortError(err: unknown): boolean {
   return err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError");
 }
 
-/** Anything thrown becomes an AppError; unknown failures keep their cause but not their text. */
-export function toAppError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
+/** Anything thrown becomes a ConnectError; unknown failures keep their cause but not their text. */
+export function toAppError(err: unknown): ConnectError {
+  if (err instanceof ConnectError) return err;
   if (isAbortError(err)) return new AppError("canceled", "run was cancelled", [], { cause: err });
   return new AppError("internal", "internal error", [], { cause: err });
+}
+
+export { Code };
+
+function toBinaryDetail(detail: Extract<ConnectError["details"][number], { desc: unknown }>): Uint8Array {
+  return toBinary(detail.desc, create(detail.desc, detail.value));
 }

@@ -2,7 +2,7 @@
 // (docs/code-mode.md#errors): every id is non-empty and at most 256 bytes;
 // session, tool invocation and notification ids must also be UUIDs, in any of the
 // forms Rust's uuid crate reads, and are compared in their canonical form.
-import { Code, ConnectError } from "@connectrpc/connect";
+import { AppError } from "../../core/errors.ts";
 
 const ID_MAX_BYTES = 256;
 
@@ -12,8 +12,8 @@ type NameLabel = "tool name" | "tool namespace" | "tool definition name";
 const encoder = new TextEncoder();
 
 /** A request the host refuses as Codex does: invalid_argument with Codex's text. */
-export function invalid(message: string): ConnectError {
-  return new ConnectError(message, Code.InvalidArgument);
+export function invalid(message: string): AppError {
+  return new AppError("invalid_argument", message);
 }
 
 /** A non-empty id of at most 256 bytes, as given. */

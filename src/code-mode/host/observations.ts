@@ -3,7 +3,7 @@
 // them: end one early with Yielded, or retire a Wait as cancelled. A yield or
 // cancel for an id not seen yet is remembered for the observation that will
 // carry it; one for an observation already over does nothing (docs/code-mode.md#observers).
-import { Code, ConnectError } from "@connectrpc/connect";
+import { AppError } from "../../core/errors.ts";
 import { RememberedIds } from "./remembered-ids.ts";
 
 export type ObservationKind = "execution" | "wait";
@@ -32,7 +32,7 @@ export class Observations {
 
   /** Takes the id (already_exists if it was used) and starts its observation. */
   begin(kind: ObservationKind, id: string): Observation {
-    if (this.#used[kind].has(id)) throw new ConnectError(`code-mode ${kind} ID \`${id}\` was reused`, Code.AlreadyExists);
+    if (this.#used[kind].has(id)) throw new AppError("already_exists", `code-mode ${kind} ID \`${id}\` was reused`);
     this.#used[kind].add(id);
     const preempt = new AbortController();
     const cancel = new AbortController();

@@ -2,9 +2,9 @@
 // CodeModeSession plus what the wire adds (docs/code-mode.md#service): the lease
 // stream, tool subscriptions and invocations, notifications and their acks, the
 // client's execution and wait ids. Its methods take the wire's requests and answer
-// with its messages or ConnectErrors carrying Codex's codes and texts.
+// with its messages or AppErrors (ConnectErrors) carrying Codex's codes and texts.
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { AppError } from "../../core/errors.ts";
 import { CellLimitError, CellRuntimeError, SessionClosedError, WAIT_CANCELLED, WaitCancelledError } from "../engine/engine-errors.ts";
 import type { CodeModeSession, StartedCell } from "../engine/session.ts";
 import { errorKind } from "../../core/log-safe.ts";
@@ -40,8 +40,8 @@ import { Observations } from "./observations.ts";
 import { SUBSCRIPTION_FILTERS_MAX, ToolSubscriptions } from "./subscriptions.ts";
 import { ABORTED, orAborted } from "../engine/until-aborted.ts";
 
-export function unknownSession(sessionId: string): ConnectError {
-  return new ConnectError(`unknown code-mode session ${sessionId}`, Code.NotFound);
+export function unknownSession(sessionId: string): AppError {
+  return new AppError("not_found", `unknown code-mode session ${sessionId}`);
 }
 
 export interface ServedSessionOptions {
@@ -143,7 +143,7 @@ export class ServedSession {
     requireId("wait", request.waitId);
     const observation = this.#observations.begin("wait", request.waitId);
     try {
-      if (observation.cancelledEarly) throw new ConnectError(WAIT_CANCELLED, Code.Canceled);
+      if (observation.cancelledEarly) throw new AppError("canceled", WAIT_CANCELLED);
       const cancel = AbortSignal.any([observation.cancel, signal]);
       const outcome = await this.#engine.wait(
         { cellId: request.cellId, yieldTimeMs: yieldTimeFromProto(request.yieldTimeMs) },
@@ -151,7 +151,7 @@ export class ServedSession {
       );
       return waitResponseToProto(outcome, receivedAtMs);
     } catch (error) {
-      if (error instanceof WaitCancelledError || error instanceof SessionClosedError) throw new ConnectError(WAIT_CANCELLED, Code.Canceled);
+      if (error instanceof WaitCancelledError || error instanceof SessionClosedError) throw new AppError("canceled", WAIT_CANCELLED);
       throw this.#engineError(error, request.sessionId);
     } finally {
       observation.end();
@@ -190,7 +190,7 @@ export class ServedSession {
       throw invalid("tool completion is missing its outcome");
     }
     if (this.#channels.invocations.complete(invocationId, completion) === "unknown") {
-      throw new ConnectError(`unknown code-mode tool invocation ${invocationId}`, Code.NotFound);
+      throw new AppError("not_found", `unknown code-mode tool invocation ${invocationId}`);
     }
   }
 
@@ -221,8 +221,8 @@ export class ServedSession {
   #engineError(error: unknown, sessionId: string): unknown {
     // The engine refuses everything once shutdown began: to the client the session is gone.
     if (!this.open) return unknownSession(sessionId);
-    if (error instanceof CellRuntimeError) return new ConnectError(error.message, Code.FailedPrecondition);
-    if (error instanceof CellLimitError) return new ConnectError(error.message, Code.ResourceExhausted);
+    if (error instanceof CellRuntimeError) return new AppError("failed_precondition", error.message);
+    if (error instanceof CellLimitError) return new AppError("resource_exhausted", error.message);
     return error;
   }
 }

@@ -2,7 +2,8 @@
 // Codex does, before any other field is checked) and hands the wire request on.
 // OpenSession names the session in headers only the worker sets: the object is
 // reachable only through the worker, which chose the UUID and checked the caller.
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { AppError } from "../../core/errors.ts";
 import type { CodeModeHost } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { limitsFromProto } from "./convert.ts";
 import { sendHeadersNow } from "./early-headers.ts";
@@ -17,7 +18,7 @@ export function sessionService(directory: SessionDirectory): ServiceImpl<typeof 
     async *openSession(request, context) {
       const sessionId = context.requestHeader.get(SESSION_ID_HEADER);
       const principal = context.requestHeader.get(PRINCIPAL_HEADER);
-      if (!sessionId || !principal) throw new ConnectError("a code-mode session is opened through the worker", Code.Internal);
+      if (!sessionId || !principal) throw new AppError("internal", "a code-mode session is opened through the worker");
       const session = await directory.open(sessionId, principal, limitsFromProto(request));
       yield* session.lease(context.signal);
     },

@@ -1,7 +1,7 @@
 // A run's outcome is decided here, once: what the run ended with (or threw), read
 // against its cancellation, recorded in the store with its compare-and-set. The
 // agent settles its own runs; the session settles a run that crashed past it.
-import type { AppError } from "../../core/errors.ts";
+import { type AppError, Code, codeName } from "../../core/errors.ts";
 import { errorKind } from "../../core/log-safe.ts";
 import type { Usage } from "../../provider/types.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
@@ -34,8 +34,8 @@ export function settleRun(deps: SettleDeps, run: SettledRun, ending: RunEnding):
   if (outcome.status === "failed") {
     deps.store.finishRun(run.runId, "failed", {
       usage: outcome.usage,
-      failureCode: outcome.error.code,
-      failureMessage: outcome.error.message,
+      failureCode: codeName(outcome.error),
+      failureMessage: outcome.error.rawMessage,
     });
   } else {
     deps.store.finishRun(run.runId, outcome.status, { usage: outcome.usage });
@@ -49,6 +49,6 @@ function decide(run: SettledRun, ending: RunEnding): RunOutcome {
   // Whatever a cancelled run threw on its way out, it was cancelled.
   if (run.signal.aborted) return { status: "cancelled", usage: ending.usage };
   const error = runFailure(ending.error, run.modelName);
-  if (error.code === "internal") console.error("byok-edge: run failed", run.runId, errorKind(error.cause));
+  if (error.code === Code.Internal) console.error("byok-edge: run failed", run.runId, errorKind(error.cause));
   return { status: "failed", usage: ending.usage, error };
 }

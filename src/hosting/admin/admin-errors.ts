@@ -3,18 +3,18 @@
 // become invalid_argument with a readable message (paths and reasons, never values).
 import type { ZodError } from "zod";
 import { HTTPException } from "hono/http-exception";
-import { AppError, type Code, codeToHttpStatus, toAppError } from "../../core/errors.ts";
+import { AppError, Code, codeName, httpStatus, toAppError } from "../../core/errors.ts";
 import { errorKind } from "../../core/log-safe.ts";
 
 /** Connect's status per code, except that the admin API answers failed_precondition with 412. */
-function adminStatus(code: Code): number {
-  return code === "failed_precondition" ? 412 : codeToHttpStatus(code);
+function adminStatus(error: AppError): number {
+  return error.code === Code.FailedPrecondition ? 412 : httpStatus(error);
 }
 
 export function adminErrorResponse(err: unknown): Response {
   const error = err instanceof HTTPException ? fromHttpException(err) : toAppError(err);
-  if (error.code === "internal") console.error("byok-edge: admin request failed:", errorKind(error.cause));
-  return Response.json({ error: { code: error.code, message: error.message } }, { status: adminStatus(error.code) });
+  if (error.code === Code.Internal) console.error("byok-edge: admin request failed:", errorKind(error.cause));
+  return Response.json({ error: { code: codeName(error), message: error.rawMessage } }, { status: adminStatus(error) });
 }
 
 /** The validators' hook: a request that does not match its schema is refused with every problem named. */

@@ -6,7 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { storedModelConfig } from "../config/principal-models.ts";
 import { withOpenedKey } from "../keys/stored-key.ts";
 import { probeModel } from "./model-check.ts";
-import { AppError } from "../../core/errors.ts";
+import { AppError, Code } from "../../core/errors.ts";
 import { d1 } from "../store/db.ts";
 import { usableModelById } from "../store/model-rows.ts";
 import { ownedReach, within } from "./access.ts";
@@ -60,7 +60,7 @@ modelTestRoutes.openapi(
     try {
       model = await withOpenedKey(c.env, storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey }));
     } catch (err) {
-      if (!(err instanceof AppError) || err.code === "failed_precondition") throw err;
+      if (!(err instanceof AppError) || err.code === Code.FailedPrecondition) throw err;
       return c.json({ ...EMPTY, error: { kind: "credential", message: err.message } }, 200);
     }
     // A test is a run for the user's limits, and its call counts in the team's budget.

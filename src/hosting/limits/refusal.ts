@@ -1,6 +1,6 @@
 // A limit's refusal crosses Durable Object RPC as its message (an error's class
 // does not survive it) and becomes `resource_exhausted` again on the caller's side.
-import { AppError } from "../../core/errors.ts";
+import { AppError, Code } from "../../core/errors.ts";
 
 /** Runs `step`; the message of a `resource_exhausted` it throws, else null. */
 export function refusalOf(step: () => void): string | null {
@@ -8,7 +8,7 @@ export function refusalOf(step: () => void): string | null {
     step();
     return null;
   } catch (err) {
-    if (err instanceof AppError && err.code === "resource_exhausted") return err.message;
+    if (err instanceof AppError && err.code === Code.ResourceExhausted) return err.message;
     throw err;
   }
 }

@@ -2,20 +2,19 @@
 // Cursor fails with "invalid wire type" if this JSON arrives in a message frame,
 // so it only ever travels with FLAG_END_STREAM.
 import { base64NoPadding } from "../../core/bytes.ts";
-import type { AppError, Code } from "../../core/errors.ts";
+import { type AppError, type CodeName, codeName, errorDetails } from "../../core/errors.ts";
 import { encodeEnvelope, FLAG_END_STREAM } from "./envelope.ts";
 
 interface EndStreamJson {
-  error?: { code: Code; message?: string; details?: { type: string; value: string }[] };
+  error?: { code: CodeName; message?: string; details?: { type: string; value: string }[] };
 }
 
 function endStreamToJson(error?: AppError): EndStreamJson {
   if (!error) return {};
-  const body: NonNullable<EndStreamJson["error"]> = { code: error.code };
-  if (error.message) body.message = error.message;
-  if (error.details.length > 0) {
-    body.details = error.details.map((d) => ({ type: d.type, value: base64NoPadding(d.value) }));
-  }
+  const body: NonNullable<EndStreamJson["error"]> = { code: codeName(error) };
+  if (error.rawMessage) body.message = error.rawMessage;
+  const details = errorDetails(error);
+  if (details.length > 0) body.details = details.map((d) => ({ type: d.type, value: base64NoPadding(d.value) }));
   return { error: body };
 }
 

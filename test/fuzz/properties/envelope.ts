@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { encodeEndStream } from "../../../src/proto/connect/end-stream.ts";
 import { EndStreamWatcher, EnvelopeDecoder, encodeEnvelope, FLAG_END_STREAM, type Envelope } from "../../../src/proto/connect/envelope.ts";
-import { AppError, type Code } from "../../../src/core/errors.ts";
+import { AppError, Code, type CodeName } from "../../../src/core/errors.ts";
 import { chunksOf, concatBytes } from "../support/chunks.ts";
 import type { FuzzProperty } from "../support/fuzz-property.ts";
 
@@ -35,7 +35,15 @@ function plain(list: Envelope[]): { flags: number; data: number[] }[] {
   return list.map((f) => ({ flags: f.flags, data: [...f.data] }));
 }
 
-const CODES: Code[] = ["canceled", "invalid_argument", "deadline_exceeded", "resource_exhausted", "internal", "unavailable", "data_loss"];
+const CODES: CodeName[] = [
+  "canceled",
+  "invalid_argument",
+  "deadline_exceeded",
+  "resource_exhausted",
+  "internal",
+  "unavailable",
+  "data_loss",
+];
 
 export const envelopeProperties: FuzzProperty[] = [
   {
@@ -70,7 +78,7 @@ export const envelopeProperties: FuzzProperty[] = [
         if (boundary) expect(error).toBeUndefined();
         else {
           expect(error).toBeInstanceOf(AppError);
-          expect((error as AppError).code).toBe("invalid_argument");
+          expect((error as AppError).code).toBe(Code.InvalidArgument);
         }
       },
     ),
@@ -86,7 +94,7 @@ export const envelopeProperties: FuzzProperty[] = [
         for (const f of out) expect(f.data.byteLength).toBeLessThanOrEqual(maxBytes);
         if (error === undefined) return;
         expect(error).toBeInstanceOf(AppError);
-        expect(["invalid_argument", "resource_exhausted"]).toContain((error as AppError).code);
+        expect([Code.InvalidArgument, Code.ResourceExhausted]).toContain((error as AppError).code);
       },
     ),
   },

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { recoverHistory } from "../../../src/cursor/agent/recovery.ts";
 import { RequestChannel } from "../../../src/cursor/agent/request-channel.ts";
 import { toHex } from "../../../src/core/bytes.ts";
-import { AppError } from "../../../src/core/errors.ts";
+import { AppError, Code } from "../../../src/core/errors.ts";
 import { ConversationStateStructureSchema } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
 
 /** recoverHistory over one prefetched root blob holding `json`. */
@@ -40,7 +40,7 @@ describe("recovery from root blobs that are not root messages", () => {
         (err: unknown) => err,
       );
       expect(error).toBeInstanceOf(AppError);
-      expect((error as AppError).code).toBe("invalid_argument");
+      expect((error as AppError).code).toBe(Code.InvalidArgument);
       expect((error as AppError).message).toContain("message 1 of 1 of the conversation state");
     });
   }

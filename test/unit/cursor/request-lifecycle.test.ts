@@ -3,7 +3,7 @@
 import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { AgentClientMessageSchema } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
-import { AppError } from "../../../src/core/errors.ts";
+import { AppError, Code } from "../../../src/core/errors.ts";
 import { OBJECT_HELD_MAX_BYTES, REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../../../src/cursor/session/inbox.ts";
 import {
   heldBytes,
@@ -216,7 +216,7 @@ describe("request lifecycle", () => {
     d.send({ kind: "shutdown" });
     const effects = d.take();
     expect(ended(effects)).toHaveLength(1);
-    expect((ended(effects)[0] as { error: AppError }).error.code).toBe("canceled");
+    expect((ended(effects)[0] as { error: AppError }).error.code).toBe(Code.Canceled);
     expect(effects.map((e) => e.kind)).toEqual(["end-stream", "disarm-grace"]);
     d.send({ kind: "run-finished", runId: "run-/summarize", error: undefined, continuable: false });
     d.send({ kind: "shutdown" });
@@ -271,7 +271,7 @@ describe("request lifecycle", () => {
     waiting.send({ kind: "expire" });
     const effects = waiting.take();
     expect(effects.map((e) => e.kind)).toEqual(["end-stream", "forget"]);
-    expect((effects[0] as { error: AppError }).error.code).toBe("deadline_exceeded");
+    expect((effects[0] as { error: AppError }).error.code).toBe(Code.DeadlineExceeded);
 
     const done = new Driver();
     done.append(0, runRequest("a"));

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../../../src/hosting/auth/principal.ts";
 import { requireOperator, teamReach, userReach, within } from "../../../src/hosting/admin/access.ts";
-import { AppError } from "../../../src/core/errors.ts";
+import { AppError, codeName } from "../../../src/core/errors.ts";
 
 const user = (id: string, teamId: string, role: "admin" | "member"): Principal => ({
   kind: "user",
@@ -21,7 +21,7 @@ function codeOf(run: () => unknown): string | undefined {
     run();
     return undefined;
   } catch (err) {
-    return err instanceof AppError ? err.code : "thrown";
+    return err instanceof AppError ? codeName(err) : "thrown";
   }
 }
 

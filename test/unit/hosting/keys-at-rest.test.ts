@@ -4,7 +4,7 @@ import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 import { describe, expect, it } from "vitest";
 import { decryptCredentialKey, encryptCredentialKey, keyLastFour } from "../../../src/hosting/keys/credential-key.ts";
 import { createDataKey, rewrapDataKeys, unwrapDataKey } from "../../../src/hosting/keys/data-key.ts";
-import { AppError } from "../../../src/core/errors.ts";
+import { AppError, Code } from "../../../src/core/errors.ts";
 
 const API_KEY = "test-key-never-in-an-error-0123456789";
 const OWNER = { teamId: "team-a", credentialId: "cred-1" };
@@ -65,11 +65,11 @@ describe("keys at rest", () => {
     const encrypted = await encryptCredentialKey(dataKey, OWNER, API_KEY);
     for (const index of [-1, -20, 9, 9 + 12]) {
       const error = await rejection(decryptCredentialKey(dataKey, OWNER, flipByte(encrypted, index)));
-      expect(error.code).toBe("data_loss");
+      expect(error.code).toBe(Code.DataLoss);
     }
     const truncated = base64Encode(base64Decode(encrypted).slice(0, 30), "url");
     expect((await rejection(decryptCredentialKey(dataKey, OWNER, truncated))).message).toMatch(/not a valid key envelope/);
-    expect((await rejection(decryptCredentialKey(dataKey, OWNER, "not base64url!"))).code).toBe("data_loss");
+    expect((await rejection(decryptCredentialKey(dataKey, OWNER, "not base64url!"))).code).toBe(Code.DataLoss);
   });
 
   it("refuses a tampered version byte", async () => {
@@ -77,9 +77,9 @@ describe("keys at rest", () => {
     const { dataKey, wrapped } = await createDataKey(env);
     const encrypted = await encryptCredentialKey(dataKey, OWNER, API_KEY);
     const credentialError = await rejection(decryptCredentialKey(dataKey, OWNER, flipByte(encrypted, 0)));
-    expect(credentialError).toMatchObject({ code: "data_loss", message: "a stored credential key has an unsupported envelope version" });
+    expect(credentialError).toMatchObject({ code: Code.DataLoss, message: "a stored credential key has an unsupported envelope version" });
     const dataKeyError = await rejection(unwrapDataKey(env, flipByte(wrapped, 0)));
-    expect(dataKeyError).toMatchObject({ code: "data_loss", message: "a stored team data key has an unsupported envelope version" });
+    expect(dataKeyError).toMatchObject({ code: Code.DataLoss, message: "a stored team data key has an unsupported envelope version" });
   });
 
   it("refuses a credential row moved to another team, whether read with this team's data key or the other's", async () => {
@@ -92,14 +92,14 @@ describe("keys at rest", () => {
       "a stored credential key was encrypted under another data key: another team's, or its header was altered",
     );
     const sameKey = await rejection(decryptCredentialKey(teamA.dataKey, movedOwner, encrypted));
-    expect(sameKey).toMatchObject({ code: "data_loss", message: expect.stringMatching(/belongs to another credential or team/) });
+    expect(sameKey).toMatchObject({ code: Code.DataLoss, message: expect.stringMatching(/belongs to another credential or team/) });
   });
 
   it("refuses a credential row moved to another credential id", async () => {
     const { dataKey } = await createDataKey(envWith(newKek()));
     const encrypted = await encryptCredentialKey(dataKey, OWNER, API_KEY);
     const error = await rejection(decryptCredentialKey(dataKey, { ...OWNER, credentialId: "cred-2" }, encrypted));
-    expect(error).toMatchObject({ code: "data_loss", message: expect.stringMatching(/belongs to another credential or team/) });
+    expect(error).toMatchObject({ code: Code.DataLoss, message: expect.stringMatching(/belongs to another credential or team/) });
   });
 
   it("refuses a tampered data key envelope and one from a KEK that is not configured", async () => {
@@ -108,14 +108,14 @@ describe("keys at rest", () => {
     const { wrapped } = await createDataKey(envWith(kek));
     const tampered = await rejection(unwrapDataKey(envWith(kek), flipByte(wrapped, -3)), kek);
     expect(tampered).toMatchObject({
-      code: "data_loss",
+      code: Code.DataLoss,
       message: "a stored team data key does not verify under KEY_ENCRYPTION_KEY: it was altered",
     });
     const unknown = await rejection(unwrapDataKey(envWith(other), wrapped), kek, other);
-    expect(unknown.code).toBe("failed_precondition");
+    expect(unknown.code).toBe(Code.FailedPrecondition);
     expect(unknown.message).toMatch(/neither KEY_ENCRYPTION_KEY nor KEY_ENCRYPTION_KEY_PREVIOUS/);
     // A changed key id reads as an unknown KEK.
-    expect((await rejection(unwrapDataKey(envWith(kek), flipByte(wrapped, 3)))).code).toBe("failed_precondition");
+    expect((await rejection(unwrapDataKey(envWith(kek), flipByte(wrapped, 3)))).code).toBe(Code.FailedPrecondition);
   });
 
   it("survives a KEK rotation: old rows open with the previous KEK, rewrap moves them, then the old KEK alone fails", async () => {
@@ -138,8 +138,8 @@ describe("keys at rest", () => {
     const afterRotation = await unwrapDataKey(envWith(newKekValue), rewrapped);
     expect(await decryptCredentialKey(afterRotation, OWNER, encrypted)).toBe(API_KEY);
     const oldAlone = await rejection(unwrapDataKey(envWith(oldKek), rewrapped), oldKek, newKekValue);
-    expect(oldAlone.code).toBe("failed_precondition");
-    expect((await rejection(unwrapDataKey(envWith(newKekValue), before.wrapped))).code).toBe("failed_precondition");
+    expect(oldAlone.code).toBe(Code.FailedPrecondition);
+    expect((await rejection(unwrapDataKey(envWith(newKekValue), before.wrapped))).code).toBe(Code.FailedPrecondition);
     expect(await rewrapDataKeys(envWith(newKekValue), [rewrapped])).toMatchObject({ wrapped: [rewrapped], rewrapped: 0, unchanged: 1 });
   });
 
@@ -161,7 +161,7 @@ describe("keys at rest", () => {
     for (const env of [envWith(undefined), envWith(""), envWith("  ", newKek())]) {
       const error = await rejection(createDataKey(env));
       expect(error).toMatchObject({
-        code: "failed_precondition",
+        code: Code.FailedPrecondition,
         message: "KEY_ENCRYPTION_KEY is not configured; stored credentials cannot be created",
       });
     }
@@ -169,7 +169,7 @@ describe("keys at rest", () => {
     expect((await rejection(unwrapDataKey({}, wrapped))).message).toBe(
       "KEY_ENCRYPTION_KEY is not configured; stored credentials cannot be used",
     );
-    expect((await rejection(rewrapDataKeys({}, [wrapped]))).code).toBe("failed_precondition");
+    expect((await rejection(rewrapDataKeys({}, [wrapped]))).code).toBe(Code.FailedPrecondition);
   });
 
   it("names a malformed KEK's variable and never its value or bytes", async () => {
@@ -178,7 +178,7 @@ describe("keys at rest", () => {
     const notBase64 = "this is my key-encryption key!";
     for (const bad of [short, hex, notBase64]) {
       const error = await rejection(createDataKey(envWith(bad)), bad, bad.slice(0, 8));
-      expect(error.code).toBe("failed_precondition");
+      expect(error.code).toBe(Code.FailedPrecondition);
       expect(error.message).toMatch(/^KEY_ENCRYPTION_KEY is malformed: .*32 random bytes in base64/);
       const previous = await rejection(unwrapDataKey(envWith(newKek(), bad), "AQ"), bad, bad.slice(0, 8));
       expect(previous.message).toMatch(/^KEY_ENCRYPTION_KEY_PREVIOUS is malformed/);
@@ -200,7 +200,7 @@ describe("keys at rest", () => {
 
   it("refuses an empty key and encrypts a non-ASCII one faithfully", async () => {
     const { dataKey } = await createDataKey(envWith(newKek()));
-    expect((await rejection(encryptCredentialKey(dataKey, OWNER, ""))).code).toBe("invalid_argument");
+    expect((await rejection(encryptCredentialKey(dataKey, OWNER, ""))).code).toBe(Code.InvalidArgument);
     const unicode = "clé-ключ-鍵-🔑";
     expect(await decryptCredentialKey(dataKey, OWNER, await encryptCredentialKey(dataKey, OWNER, unicode))).toBe(unicode);
   });

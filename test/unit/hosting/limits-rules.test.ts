@@ -1,7 +1,7 @@
 // The pure rules of limits (src/hosting/limits/user-window.ts, team-month.ts): the rpm
 // window, concurrency leases, and budget reservations, without objects or clocks.
 import { describe, expect, it } from "vitest";
-import { AppError } from "../../../src/core/errors.ts";
+import { AppError, Code } from "../../../src/core/errors.ts";
 import { monthDays, monthOf, reserve, settle, type TeamMonth } from "../../../src/hosting/limits/team-month.ts";
 import { admit, emptyWindow, LEASE_MS, release, renew } from "../../../src/hosting/limits/user-window.ts";
 
@@ -12,7 +12,7 @@ function refusal(step: () => unknown): string {
   try {
     step();
   } catch (err) {
-    if (err instanceof AppError && err.code === "resource_exhausted") return err.message;
+    if (err instanceof AppError && err.code === Code.ResourceExhausted) return err.message;
     throw err;
   }
   throw new Error("not refused");

@@ -2,7 +2,7 @@
 // timestamps read as UTC days, the current month by default, bounded ranges.
 import { describe, expect, it } from "vitest";
 import { usageRange } from "../../../src/hosting/admin/usage-range.ts";
-import { AppError } from "../../../src/core/errors.ts";
+import { AppError, Code } from "../../../src/core/errors.ts";
 
 const NOW = Date.parse("2026-05-17T15:00:00Z");
 
@@ -40,7 +40,7 @@ describe("usage range", () => {
   it("refuses dates that are not ISO days or timestamps, naming the parameter", () => {
     for (const bad of ["2026-02-30", "2026-13-01", "yesterday", "2026-5-1", "1715958000", "2026-05-01T25:00Z", "2026-02-30T10:00:00Z"]) {
       const err = refusal({ from: bad });
-      expect(err.code).toBe("invalid_argument");
+      expect(err.code).toBe(Code.InvalidArgument);
       expect(err.message).toMatch(/^query\.from: expected an ISO day/);
     }
     expect(refusal({ to: "soon" }).message).toMatch(/^query\.to:/);
@@ -50,6 +50,6 @@ describe("usage range", () => {
     expect(refusal({ from: "2026-05-02", to: "2026-05-01" }).message).toBe("query.to (2026-05-01) is before query.from (2026-05-02)");
     expect(usageRange({ from: "2024-01-01", to: "2024-12-31" }, NOW)).toEqual({ from: "2024-01-01", to: "2024-12-31" });
     expect(refusal({ from: "2024-01-01", to: "2025-01-01" }).message).toMatch(/367 days; at most 366/);
-    expect(refusal({ from: "2020-01-01" }).code).toBe("invalid_argument");
+    expect(refusal({ from: "2020-01-01" }).code).toBe(Code.InvalidArgument);
   });
 });

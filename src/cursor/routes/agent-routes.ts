@@ -11,7 +11,7 @@ import { AppError } from "../../core/errors.ts";
 import { encodeEndStream } from "../../proto/connect/end-stream.ts";
 import { EndStreamWatcher } from "../../proto/connect/envelope.ts";
 import { conversationName, routerName } from "../../core/object-names.ts";
-import type { ResolveOptions, ResolveResult } from "../../durable/router-object.ts";
+import type { ResolveOptions, ResolveResult } from "./request-router.ts";
 import { ROUTE_WAIT_MS, ROUTE_WAITERS_MAX } from "./route-rules.ts";
 import { OBJECT_HELD_MAX_BYTES, REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../session/inbox.ts";
 import type { Principal } from "../../hosting/auth/principal.ts";

@@ -19,6 +19,7 @@ import {
 import { concatBytes } from "../../core/bytes.ts";
 import { ImageCache } from "./image-cache.ts";
 import { bytesForRow, partsOwner, readBytes, readText, textForRow, writeParts } from "./chunked-values.ts";
+import type { RunRecord } from "../../hosting/store/usage-rows.ts";
 
 export type Db = DrizzleSqliteDODatabase<Record<string, never>>;
 
@@ -75,32 +76,6 @@ export interface LlmCallOutcome {
   ttfrMs?: number;
   usage?: Usage;
   error?: string;
-}
-
-/** A run as the D1 records copy it (src/hosting/store/usage-rows.ts). */
-export interface RunRecord {
-  requestId: string;
-  startedAtMs: number;
-  calls: RunCall[];
-}
-
-/** One provider call of a run as the D1 records copy it. */
-interface RunCall {
-  callId: string;
-  providerType: string;
-  status: LlmCallStatus;
-  httpStatus: number | null;
-  finishReason: string | null;
-  attempt: number;
-  createdAtMs: number;
-  ttfbMs: number | null;
-  ttftMs: number | null;
-  durationMs: number | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cacheReadTokens: number | null;
-  cacheWriteTokens: number | null;
-  reasoningTokens: number | null;
 }
 
 export interface StoredMessage {

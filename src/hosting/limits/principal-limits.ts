@@ -3,8 +3,6 @@
 // holds a renewed lease until it ends; each provider call reserves tokens from
 // the team's budget object first and settles them with the provider's usage.
 // The single-user principal "local" has no limits.
-import type { TeamBudgetObject } from "../../durable/team-budget-object.ts";
-import type { UserLimiterObject } from "../../durable/user-limiter-object.ts";
 import { teamBudgetName, userLimiterName } from "../../core/object-names.ts";
 import { AppError } from "../../core/errors.ts";
 import { errorKind } from "../../core/log-safe.ts";
@@ -15,11 +13,8 @@ import { cachedLimits } from "./limits-cache.ts";
 import { refused } from "./refusal.ts";
 import { LEASE_MS } from "./user-window.ts";
 
-export interface LimitsEnv {
-  DB: D1Database;
-  USER_LIMITER: DurableObjectNamespace<UserLimiterObject>;
-  TEAM_BUDGET: DurableObjectNamespace<TeamBudgetObject>;
-}
+/** The bindings the limits use; the objects' types come with the generated Env. */
+export type LimitsEnv = Pick<Env, "DB" | "USER_LIMITER" | "TEAM_BUDGET">;
 
 /** A call whose answer size is unknown reserves at most this many output tokens. */
 const DEFAULT_OUTPUT_RESERVE = 4_096;

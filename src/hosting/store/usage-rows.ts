@@ -4,9 +4,35 @@
 import { sql } from "drizzle-orm";
 import { errorKind } from "../../core/log-safe.ts";
 import type { Usage } from "../../provider/types.ts";
-import type { RunRecord } from "../../cursor/store/conversation-store.ts";
 import { d1 } from "./db.ts";
 import { providerCalls, usage, usageLedger } from "./schema/usage.ts";
+
+/** A run as the D1 records copy it, read from its conversation object's own rows. */
+export interface RunRecord {
+  requestId: string;
+  startedAtMs: number;
+  calls: RunCall[];
+}
+
+/** One provider call of a run as the D1 records copy it. */
+interface RunCall {
+  callId: string;
+  providerType: string;
+  /** running, completed, cancelled or failed (the conversation's llm_calls.status). */
+  status: string;
+  httpStatus: number | null;
+  finishReason: string | null;
+  attempt: number;
+  createdAtMs: number;
+  ttfbMs: number | null;
+  ttftMs: number | null;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  reasoningTokens: number | null;
+}
 
 export interface RunUsage {
   /** A user id, or "local". */

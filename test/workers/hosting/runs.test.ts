@@ -3,7 +3,7 @@
 // for usage; keyset pages through next_before; and never any prompt or response text.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
-import type { RunRecord } from "../../../src/cursor/store/conversation-store.ts";
+import type { RunRecord } from "../../../src/hosting/store/usage-rows.ts";
 import { recordRunUsage } from "../../../src/hosting/store/usage-rows.ts";
 import { api, type ApiError, expectStatus, LOCAL_TOKEN, type Member, member, teamWithPeople } from "../../support/admin-client.ts";
 import { startTurn } from "../../support/cursor-client.ts";

@@ -18,7 +18,7 @@ export interface StreamingPost {
   body: string;
   signal: AbortSignal;
   timings: CallTimings | undefined;
-  /** The stall timeout also bounds the connect and the wait for the response headers (docs/providers.md#failures). */
+  /** The stall timeout also bounds the connect and the wait for the response headers (docs/providers.md#what-every-provider-gets). */
   watchdog?: WatchdogOptions;
 }
 

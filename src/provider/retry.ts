@@ -1,6 +1,6 @@
 // Backoff policy for failed model attempts. The run engine decides whether to
 // retry (only before any event of the attempt reached the client); this says how
-// long, within a budget of waiting per provider call (docs/providers.md#failures).
+// long, within a budget of waiting per provider call (docs/providers.md#what-every-provider-gets).
 import { isProviderError, ProviderError } from "./failure.ts";
 
 /** First backoff ceiling; doubles per attempt. */

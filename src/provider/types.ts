@@ -21,7 +21,7 @@ export interface ModelConfig {
   fastServiceTier?: string;
   /** A stream with no bytes for this long is an error (default 120 s; slow local models need more). */
   stallTimeoutMs?: number;
-  /** Waiting between the retries of one provider call, all together (default 60 s; docs/providers.md#failures). */
+  /** Waiting between the retries of one provider call, all together (default 60 s; docs/providers.md#what-every-provider-gets). */
   retryBudgetMs?: number;
   /** False when the model cannot take images: each image then goes as a short note (docs/providers.md#images). */
   vision?: boolean;

@@ -1,5 +1,5 @@
 // What a run cost in USD from a model's prices per million tokens
-// (docs/hosting.md#model-prices). Input counts the whole prompt, cached parts
+// (docs/hosting.md#models-per-user). Input counts the whole prompt, cached parts
 // included (docs/providers.md), so cache reads and writes are priced apart from
 // the rest; a cache price that is not set falls back to the input price.
 import type { Usage } from "../../provider/types.ts";

@@ -1,0 +1,69 @@
+// Fails when a reference to the docs points nowhere: a `docs/<file>.md#<anchor>` in code,
+// comments, config or docs, or a relative markdown link `[…](file.md#anchor)` / `[…](#anchor)`
+// in a markdown file, whose file or heading does not exist (docs/testing.md#link-check).
+// Anchors are GitHub's heading slugs (github-slugger), plus explicit `<a id="…">`.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative, resolve } from "node:path";
+import GithubSlugger from "github-slugger";
+
+const root = resolve(import.meta.dirname, "..");
+const tracked = execFileSync("git", ["ls-files", "-co", "--exclude-standard"], { cwd: root, encoding: "utf8" })
+  .split("\n")
+  .filter((f) => f !== "" && existsSync(join(root, f)));
+const TEXT = /\.(ts|tsx|mts|js|mjs|md|toml|json|yaml|yml|css|html)$|^\.ci\/run$|^\.dev\.vars\.example$/;
+const SKIP = /^(bin|dashboard\/dist|migrations\/.*\/meta)\/|package-lock\.json$|\/gen\//;
+
+const anchorsByFile = new Map<string, Set<string> | null>();
+/** The anchors of a markdown file (null when it does not exist). */
+function anchorsOf(file: string): Set<string> | null {
+  if (!anchorsByFile.has(file)) {
+    const path = join(root, file);
+    if (!existsSync(path)) anchorsByFile.set(file, null);
+    else {
+      const slugger = new GithubSlugger();
+      const anchors = new Set<string>();
+      let fenced = false;
+      for (const line of readFileSync(path, "utf8").split("\n")) {
+        if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+        if (fenced) continue;
+        const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+        if (heading) anchors.add(slugger.slug(heading[1]!.replace(/`/g, "").replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")));
+        for (const id of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(id[1]!);
+      }
+      anchorsByFile.set(file, anchors);
+    }
+  }
+  return anchorsByFile.get(file) ?? null;
+}
+
+const problems: string[] = [];
+function check(from: string, line: number, file: string, anchor: string | undefined, text: string): void {
+  const anchors = anchorsOf(file);
+  if (anchors === null) problems.push(`${from}:${line}: ${text}: no file ${file}`);
+  else if (anchor !== undefined && !anchors.has(anchor)) problems.push(`${from}:${line}: ${text}: ${file} has no heading #${anchor}`);
+}
+
+for (const file of tracked) {
+  if (!TEXT.test(file) || SKIP.test(file)) continue;
+  const lines = readFileSync(join(root, file), "utf8").split("\n");
+  const markdown = file.endsWith(".md");
+  lines.forEach((text, i) => {
+    // docs/<name>.md#anchor, written from the project's root (code, comments, config).
+    for (const m of text.matchAll(/(?<![\w/.-])docs\/([\w./-]+?\.md)(?:#([\w-]+))?/g)) check(file, i + 1, `docs/${m[1]}`, m[2], m[0]);
+    if (!markdown) return;
+    // Relative links in markdown: [text](other.md#anchor) and [text](#anchor), outside code spans.
+    for (const m of text.replace(/`[^`]*`/g, "").matchAll(/\]\((?!https?:|mailto:)([^)\s#]*\.md)?(?:#([\w-]+))?\)/g)) {
+      if (m[1] === undefined && m[2] === undefined) continue;
+      const target = m[1] === undefined ? file : normalize(relative(root, resolve(root, dirname(file), m[1])));
+      if (m[1]?.startsWith("docs/") && dirname(file) === "docs") continue; // read as root-relative above
+      check(file, i + 1, target, m[2], m[0]);
+    }
+  });
+}
+
+if (problems.length > 0) {
+  console.error(`Links to the docs that point nowhere (${problems.length}):\n${problems.join("\n")}`);
+  process.exit(1);
+}
+console.log(`links to the docs are all good (${anchorsByFile.size} markdown files read)`);

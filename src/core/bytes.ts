@@ -1,6 +1,6 @@
-// Text forms of bytes on the wire: hex (blob ids, BidiAppend data) and base64
-// (Connect error details). base64 comes from @bufbuild/protobuf.
-import { base64Encode } from "@bufbuild/protobuf/wire";
+// Text forms of bytes: hex (blob ids, BidiAppend data), base64 (Connect error details)
+// and base64url (tokens, sealed keys, page cursors). base64 comes from @bufbuild/protobuf.
+import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 
 /** Lowercase hex, two digits per byte. */
 export function toHex(bytes: Uint8Array): string {
@@ -15,6 +15,21 @@ export function fromHex(hex: string): Uint8Array | undefined {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return out;
+}
+
+/** Standard base64 with padding. */
+export function toBase64(bytes: Uint8Array): string {
+  return base64Encode(bytes, "std");
+}
+
+/** base64url without padding (RFC 4648 §5): safe in URLs, headers and tokens. */
+export function toBase64Url(bytes: Uint8Array): string {
+  return base64Encode(bytes, "url");
+}
+
+/** The bytes of base64 or base64url text, padded or not. */
+export function fromBase64(text: string): Uint8Array {
+  return base64Decode(text);
 }
 
 /** Standard base64 without padding, as Connect encodes binary error details. */

@@ -1,7 +1,7 @@
 // Images as every provider takes them: PNG, JPEG, GIF or WebP, typed by their
 // bytes, and the short note a model without vision gets instead
 // (docs/providers.md#images).
-import { base64Encode } from "@bufbuild/protobuf/wire";
+import { toBase64 } from "../core/bytes.ts";
 import { ProviderError } from "./failure.ts";
 import type { ChatMessage, ImagePart, ModelConfig, ModelRequest } from "./types.ts";
 
@@ -33,7 +33,7 @@ function sniffImageType(bytes: Uint8Array): string | undefined {
 export function imagePartOf(bytes: Uint8Array, declaredType?: string): ImagePart | undefined {
   if (bytes.byteLength === 0) return undefined;
   const mimeType = sniffImageType(bytes) ?? normalizedType(declaredType);
-  return mimeType ? { mimeType, data: base64Encode(bytes, "std") } : undefined;
+  return mimeType ? { mimeType, data: toBase64(bytes) } : undefined;
 }
 
 function normalizedType(declared: string | undefined): string | undefined {

@@ -3,6 +3,7 @@
 // or an encoded copy (a Basic header in base64, a URL-encoded query). Every run of
 // at least RUN_MIN_CHARS characters taken from a key or one of its encodings goes.
 // docs/providers.md#what-every-provider-gets
+import { toBase64, toBase64Url, toHex } from "../core/bytes.ts";
 
 /** Shorter runs of a key's characters could be ordinary words; a key's first 8 characters already identify it. */
 const RUN_MIN_CHARS = 8;
@@ -29,7 +30,7 @@ export function redactSecrets(text: string, secrets: readonly string[], replacem
 /** @internal The secret and its encodings, each at least RUN_MIN_CHARS long. */
 export function encodedForms(secret: string): string[] {
   const bytes = new TextEncoder().encode(secret);
-  const forms = new Set([secret, hex(bytes), hex(bytes).toUpperCase()]);
+  const forms = new Set([secret, toHex(bytes), toHex(bytes).toUpperCase()]);
   const percent = encodeURIComponent(secret);
   forms.add(percent);
   forms.add(percent.replace(/%[0-9A-F]{2}/g, (pair) => pair.toLowerCase()));
@@ -37,9 +38,8 @@ export function encodedForms(secret: string): string[] {
   // key bytes encode the same everywhere, so each alignment keeps just those.
   for (let shift = 0; shift < 3; shift++) {
     const whole = bytes.subarray(shift, shift + Math.floor((bytes.length - shift) / 3) * 3);
-    const b64 = base64(whole);
-    forms.add(b64);
-    forms.add(b64.replaceAll("+", "-").replaceAll("/", "_"));
+    forms.add(toBase64(whole));
+    forms.add(toBase64Url(whole));
   }
   return [...forms].filter((form) => form.length >= RUN_MIN_CHARS);
 }
@@ -79,16 +79,4 @@ function replaceRuns(text: string, needles: readonly string[], replacement: stri
     i = end;
   }
   return out + text.slice(kept);
-}
-
-function hex(bytes: Uint8Array): string {
-  let out = "";
-  for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
-  return out;
-}
-
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }

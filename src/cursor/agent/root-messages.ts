@@ -1,7 +1,7 @@
 // Cursor's client-held history format: one JSON model message per root blob
 // (docs/protocol.md#root-messages). We also embed our exact message under providerOptions.byokEdge so
 // a conversation recovered from the client replays byte for byte.
-import { base64Decode } from "@bufbuild/protobuf/wire";
+import { fromBase64 } from "../../core/bytes.ts";
 import { z } from "zod";
 import { IMAGE_MAX_BYTES, imagePartOf } from "../../provider/images.ts";
 import type { ChatMessage, ImagePart } from "../../provider/types.ts";
@@ -153,7 +153,7 @@ function foreignImage(part: ImageRootPart): ImagePart | undefined {
   const dataUrl = /^data:([^;,]*)(?:;[^,]*)?;base64,(.*)$/s.exec(part.image);
   if (!dataUrl && /^[a-z][a-z0-9+.-]*:/i.test(part.image)) return undefined;
   try {
-    const bytes = base64Decode(dataUrl ? dataUrl[2]! : part.image);
+    const bytes = fromBase64(dataUrl ? dataUrl[2]! : part.image);
     return bytes.length <= IMAGE_MAX_BYTES ? imagePartOf(bytes, dataUrl?.[1] || part.mimeType || part.mediaType) : undefined;
   } catch {
     return undefined;

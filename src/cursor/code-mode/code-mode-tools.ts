@@ -2,7 +2,7 @@
 // offered after the run's own tools, which stay as they are. exec runs a cell whose
 // `tools` are the run's client tools (the file, search and shell tools, and the
 // request context's MCP tools); wait observes or stops a cell that yielded.
-import { base64Decode } from "@bufbuild/protobuf/wire";
+import { fromBase64 } from "../../core/bytes.ts";
 import execTemplate from "../../../prompt/code-mode-exec.md";
 import waitDescription from "../../../prompt/code-mode-wait.md";
 import definitions from "../../../prompt/code-mode-tools.json";
@@ -222,7 +222,7 @@ function imagePartOfUrl(url: string): ImagePart | undefined {
   const match = /^data:([^;,]*)((?:;[^;,]*)*);base64,(.*)$/s.exec(url);
   if (!match) return undefined;
   try {
-    const bytes = base64Decode(match[3]!);
+    const bytes = fromBase64(match[3]!);
     return bytes.byteLength <= IMAGE_MAX_BYTES ? imagePartOf(bytes, match[1]) : undefined;
   } catch {
     return undefined; // not base64

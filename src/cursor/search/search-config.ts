@@ -1,6 +1,7 @@
 // BYOK_SEARCH: the optional web search backend, validated once per isolate. Absent
 // means no WebSearch tool; a bad value is reported (without its key) and search stays off.
 import { z } from "zod";
+import { describeIssues, issuesOf } from "../../core/zod-issues.ts";
 import { SEARCH_ADAPTERS } from "./search.ts";
 import type { SearchConfig } from "./search-types.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
@@ -38,7 +39,7 @@ function parseSearchSetting(raw: string | undefined, allowPrivateUpstreams: bool
   const result = searchSchema.safeParse(parsed);
   if (!result.success) {
     // Paths and messages only: zod issues never echo the offending values here.
-    const why = result.error.issues.map((i) => `${i.path.join(".") || "BYOK_SEARCH"}: ${i.message}`).join("; ");
+    const why = describeIssues(issuesOf(result.error, { topLevel: "BYOK_SEARCH" }));
     return { problem: `BYOK_SEARCH is misconfigured: ${why}` };
   }
   const entry = result.data;

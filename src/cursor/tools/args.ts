@@ -2,6 +2,7 @@
 // harmless ways (null for "absent", "10" for 10), so the field helpers accept
 // those; anything else becomes a clear message the model can act on.
 import { z } from "zod";
+import { type Issue, issuesOf } from "../../core/zod-issues.ts";
 import type { ParsedArgs } from "./tool-types.ts";
 
 /** Parses and validates `argumentsJson`; empty text counts as `{}`. */
@@ -18,16 +19,14 @@ export function parseArgs<S extends z.ZodType>(toolName: string, schema: S, argu
   }
   const result = schema.safeParse(raw);
   if (result.success) return { ok: true, args: result.data };
-  const problems = result.error.issues.map(describeIssue).join("; ");
+  const problems = issuesOf(result.error).map(describeIssue).join("; ");
   return { ok: false, error: `Invalid arguments for ${toolName}: ${problems}.` };
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.map(String).join(".");
-  if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) {
-    return `missing required argument "${path}"`;
-  }
-  return path ? `"${path}": ${issue.message}` : issue.message;
+/** Worded for the model: a missing argument by name, paths quoted. */
+function describeIssue({ path, message, missing }: Issue): string {
+  if (missing) return `missing required argument "${path}"`;
+  return path ? `"${path}": ${message}` : message;
 }
 
 const absentAsUndefined = (value: unknown): unknown => (value === null ? undefined : value);

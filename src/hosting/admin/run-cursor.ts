@@ -1,21 +1,18 @@
 // The opaque page cursor of the runs and conversations lists (docs/hosting.md#runs-api):
 // base64url of "<finish ms>.<row id>", the keyset of the last row of a page. Anything
 // else given as `before` is refused naming the parameter.
+import { fromBase64, toBase64Url } from "../../core/bytes.ts";
 import { AppError } from "../../core/errors.ts";
 import type { RunsCursor } from "../store/run-rows.ts";
 
 export function encodeCursor(cursor: RunsCursor): string {
-  return btoa(`${cursor.atMs}.${cursor.rowId}`).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return toBase64Url(new TextEncoder().encode(`${cursor.atMs}.${cursor.rowId}`));
 }
 
 export function decodeCursor(before: string | undefined): RunsCursor | undefined {
   if (before === undefined) return undefined;
-  let text = "";
-  try {
-    text = /^[A-Za-z0-9_-]+$/.test(before) ? atob(before.replaceAll("-", "+").replaceAll("_", "/")) : "";
-  } catch {
-    // Not base64: refused below like any other foreign value.
-  }
+  // Anything but base64url decodes to nothing, refused below like any other foreign value.
+  const text = /^[A-Za-z0-9_-]+$/.test(before) ? new TextDecoder().decode(fromBase64(before)) : "";
   const match = text.match(/^(\d{1,16})\.(\d{1,16})$/);
   const atMs = Number(match?.[1]);
   const rowId = Number(match?.[2]);

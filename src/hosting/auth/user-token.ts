@@ -1,6 +1,6 @@
 // The user token format: `byok_` + 32 random bytes in base64url (256 bits).
 // Only its SHA-256 is stored (docs/hosting.md#tokens).
-import { base64Encode } from "@bufbuild/protobuf/wire";
+import { toBase64Url } from "../../core/bytes.ts";
 import { toHex } from "../../core/bytes.ts";
 
 const PREFIX = "byok_";
@@ -8,7 +8,7 @@ const RANDOM_BYTES = 32;
 const SHAPE = /^byok_[A-Za-z0-9_-]{43}$/;
 
 export function newUserToken(): string {
-  return PREFIX + base64Encode(crypto.getRandomValues(new Uint8Array(RANDOM_BYTES)), "url");
+  return PREFIX + toBase64Url(crypto.getRandomValues(new Uint8Array(RANDOM_BYTES)));
 }
 
 /** Whether a bearer token has the shape of a user token (worth a lookup). */

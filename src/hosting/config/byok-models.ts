@@ -1,6 +1,7 @@
 // BYOK_MODELS: the operator's models, validated once per isolate. A bad entry is
 // reported (without its key) and left out instead of taking the whole service down.
 import { z } from "zod";
+import { describeIssues, issuesOf } from "../../core/zod-issues.ts";
 import type { ModelConfig, ProviderKind } from "../../provider/types.ts";
 import type { ModelPrices } from "./model-prices.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
@@ -55,7 +56,7 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
     const result = entrySchema.safeParse(item);
     if (!result.success) {
       // Paths and messages only: zod issues never echo the offending values here.
-      const why = result.error.issues.map((i) => `${i.path.join(".") || "entry"}: ${i.message}`).join("; ");
+      const why = describeIssues(issuesOf(result.error, { topLevel: "entry" }));
       catalog.problems.set(label, `model ${label} is misconfigured: ${why}`);
       return;
     }

@@ -1,7 +1,7 @@
 // The key-encryption keys from the environment: KEY_ENCRYPTION_KEY wraps new data keys;
 // KEY_ENCRYPTION_KEY_PREVIOUS, during a rotation, still opens what the old one wrapped
 // (docs/keys-at-rest.md#rotation). Imported once per isolate, never extractable.
-import { base64Decode } from "@bufbuild/protobuf/wire";
+import { fromBase64 } from "../../core/bytes.ts";
 import { AppError } from "../../core/errors.ts";
 import { importAesKey, keyIdOf } from "./sealed-envelope.ts";
 
@@ -66,7 +66,7 @@ function decodeKek(variable: KekVariable, value: string): Uint8Array {
   const malformed = (why: string) =>
     new AppError("failed_precondition", `${variable} is malformed: ${why}; it must be 32 random bytes in base64 (openssl rand -base64 32)`);
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) throw malformed("it is not base64");
-  const raw = base64Decode(value);
+  const raw = fromBase64(value);
   if (raw.length !== KEK_BYTES) {
     raw.fill(0);
     throw malformed(`it decodes to ${raw.length} bytes`);

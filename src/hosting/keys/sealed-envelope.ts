@@ -1,7 +1,7 @@
 // The versioned envelope a stored secret is kept in (docs/keys-at-rest.md#the-envelope):
 // version byte, id of the key that sealed it, 12-byte random IV, AES-256-GCM ciphertext
 // and tag, as base64url text. The header and the caller's context are the additional data.
-import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
+import { fromBase64, toBase64Url } from "../../core/bytes.ts";
 
 const VERSION = 1;
 const KEY_ID_BYTES = 8;
@@ -48,13 +48,13 @@ export async function seal(key: CryptoKey, keyId: Uint8Array, context: readonly 
   out.set(header);
   out.set(iv, HEADER_BYTES);
   out.set(sealed, HEADER_BYTES + IV_BYTES);
-  return base64Encode(out, "url");
+  return toBase64Url(out);
 }
 
 /** The parts of an envelope's text, or why it is not one. */
 export function parseEnvelope(text: string): Envelope | "malformed" | "unsupported-version" {
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return "malformed";
-  const bytes = base64Decode(text);
+  const bytes = fromBase64(text);
   if (bytes[0] !== VERSION) return bytes.length === 0 ? "malformed" : "unsupported-version";
   if (bytes.length < HEADER_BYTES + IV_BYTES + TAG_BYTES) return "malformed";
   return {

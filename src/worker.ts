@@ -1,5 +1,7 @@
-// The edge: authenticates, validates, and routes. It holds no state; agent runs
-// live in per-conversation Durable Objects, found through per-principal routers.
+// The edge: authenticates, validates, and routes each path to its product (docs/architecture.md).
+// What it keeps is per isolate and bounded: the route cache (src/cursor/routes/route-cache.ts)
+// and the token cache (src/hosting/auth/token-cache.ts). Agent runs live in per-conversation
+// Durable Objects, found through per-principal routers.
 import { type Context, Hono } from "hono";
 import { adminApi } from "./hosting/admin/api.ts";
 import { authenticate, type RunnerPrincipal, requireRunner } from "./hosting/auth/principal.ts";

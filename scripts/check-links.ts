@@ -1,6 +1,7 @@
-// Fails when a reference to the docs points nowhere: a `docs/<file>.md#<anchor>` in code,
-// comments, config or docs, or a relative markdown link `[…](file.md#anchor)` / `[…](#anchor)`
-// in a markdown file, whose file or heading does not exist (docs/testing.md#link-check).
+// Fails when a reference points nowhere: a `docs/<file>.md#<anchor>` in code, comments, config
+// or docs, or a relative markdown link `[…](file.md#anchor)` / `[…](#anchor)` in a markdown
+// file, whose file or heading does not exist; and a path of the project's own (`src/…`,
+// `test/…`, …) named outside the tests that is not there (docs/testing.md#link-check).
 // Anchors are GitHub's heading slugs (github-slugger), plus explicit `<a id="…">`.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -13,6 +14,10 @@ const tracked = execFileSync("git", ["ls-files", "-co", "--exclude-standard"], {
   .filter((f) => f !== "" && existsSync(join(root, f)));
 const TEXT = /\.(ts|tsx|mts|js|mjs|md|toml|json|yaml|yml|css|html)$|^\.ci\/run$|^\.dev\.vars\.example$/;
 const SKIP = /^(bin|dashboard\/dist|migrations\/.*\/meta)\/|package-lock\.json$|\/gen\//;
+
+/** A path under one of the project's folders; globs, placeholders and elisions are not paths. */
+const PROJECT_PATH =
+  /(?<![\w./-])((?:src|test|docs|scripts|bench|e2e|bridge|connector|lib|dashboard|migrations|prompt)\/[\w./-]*)(?![\w*<{…-])/g;
 
 const anchorsByFile = new Map<string, Set<string> | null>();
 /** The anchors of a markdown file (null when it does not exist). */
@@ -51,6 +56,14 @@ for (const file of tracked) {
   lines.forEach((text, i) => {
     // docs/<name>.md#anchor, written from the project's root (code, comments, config).
     for (const m of text.matchAll(/(?<![\w/.-])docs\/([\w./-]+?\.md)(?:#([\w-]+))?/g)) check(file, i + 1, `docs/${m[1]}`, m[2], m[0]);
+    // Paths of the project named in prose or comments (tests name made-up paths as data).
+    if (!file.startsWith("test/")) {
+      for (const m of text.matchAll(PROJECT_PATH)) {
+        const path = m[1]!.replace(/[/.]+$/, "");
+        const fromDoc = markdown && existsSync(join(root, dirname(file), path));
+        if (!existsSync(join(root, path)) && !fromDoc) problems.push(`${file}:${i + 1}: ${m[1]}: no such file or folder`);
+      }
+    }
     if (!markdown) return;
     // Relative links in markdown: [text](other.md#anchor) and [text](#anchor), outside code spans.
     for (const m of text.replace(/`[^`]*`/g, "").matchAll(/\]\((?!https?:|mailto:)([^)\s#]*\.md)?(?:#([\w-]+))?\)/g)) {

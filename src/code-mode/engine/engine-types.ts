@@ -1,6 +1,6 @@
 // The cell model's vocabulary (docs/code-mode.md#cells), shared by the session
 // engine, the gRPC host that serves it (src/code-mode/host) and code mode in
-// Cursor runs (src/cursor/agent/code-mode). Plain data only: no protobuf types here.
+// Cursor runs (src/cursor/code-mode). Plain data only: no protobuf types here.
 
 /** One output item of a cell, tagged as Codex tags them. */
 export type ContentItem =

@@ -1,8 +1,8 @@
 // The opaque page cursor of the runs and conversations lists (docs/hosting.md#runs-api):
 // base64url of "<finish ms>.<row id>", the keyset of the last row of a page. Anything
 // else given as `before` is refused naming the parameter.
-import { AppError } from "../../core/errors.ts";
 import type { RunsCursor } from "../store/run-rows.ts";
+import { invalidField } from "./admin-errors.ts";
 
 export function encodeCursor(cursor: RunsCursor): string {
   return btoa(`${cursor.atMs}.${cursor.rowId}`).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
@@ -20,7 +20,7 @@ export function decodeCursor(before: string | undefined): RunsCursor | undefined
   const atMs = Number(match?.[1]);
   const rowId = Number(match?.[2]);
   if (!match || !Number.isSafeInteger(atMs) || !Number.isSafeInteger(rowId)) {
-    throw new AppError("invalid_argument", "query.before: not a cursor; pass the next_before of the previous page");
+    throw invalidField("query.before", "not a cursor; pass the next_before of the previous page");
   }
   return { atMs, rowId };
 }

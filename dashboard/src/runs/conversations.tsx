@@ -1,8 +1,9 @@
 // Recent conversations, most recently active first; "Runs" on a row loads that
 // conversation's runs (GET /runs?conversation_id=&user_id=) into the row below it.
-import type { Api } from "../api.ts";
+import { useCallback } from "preact/hooks";
+import { type Api, answer } from "../api.ts";
 import { formatNumber as count, formatDateTime as dateTime } from "../format.ts";
-import { usePaged } from "./paged.ts";
+import { type PageReader, usePaged } from "./paged.ts";
 import { RunTable, Status } from "./run-table.tsx";
 import type { Conversation, Run } from "../types.ts";
 import { useToggleSet } from "../ui/toggle-set.ts";
@@ -10,7 +11,15 @@ import { rowKey, shortId, whose } from "./shapes.ts";
 import { LoadMore } from "./load-more.tsx";
 
 export function Conversations({ api, showUser }: { api: Api; showUser: boolean }) {
-  const list = usePaged<Conversation>(api, "/conversations", "conversations", {});
+  const read = useCallback<PageReader<Conversation>>(
+    (page) =>
+      answer(api.GET("/api/v1/conversations", { params: { query: page } })).then((a) => ({
+        items: a.conversations,
+        next_before: a.next_before,
+      })),
+    [api],
+  );
+  const list = usePaged(read);
   const [open, toggle] = useToggleSet();
   const columns = showUser ? 8 : 7;
   if (!list.loading && !list.error && list.items.length === 0) {
@@ -97,10 +106,16 @@ export function Conversations({ api, showUser }: { api: Api; showUser: boolean }
 function ConversationRuns({ api, conversation, showUser }: { api: Api; conversation: Conversation; showUser: boolean }) {
   const conversationId = conversation.id;
   const removed = conversation.email === null && conversation.user_id !== "local";
-  const runs = usePaged<Run>(api, "/runs", "runs", {
-    conversation_id: conversationId,
-    user_id: removed ? undefined : conversation.user_id,
-  });
+  const userId = removed ? undefined : conversation.user_id;
+  const read = useCallback<PageReader<Run>>(
+    (page) =>
+      answer(api.GET("/api/v1/runs", { params: { query: { ...page, conversation_id: conversationId, user_id: userId } } })).then((a) => ({
+        items: a.runs,
+        next_before: a.next_before,
+      })),
+    [api, conversationId, userId],
+  );
+  const runs = usePaged(read);
   const own = runs.items.filter((r) => r.user_id === conversation.user_id);
   return (
     <>

@@ -1,7 +1,7 @@
 // The operator's view of every team (GET /teams): pick one to manage, or create
 // one with a name and an optional monthly budget (POST /teams).
 import { useState } from "preact/hooks";
-import type { Api } from "../api.ts";
+import { type Api, answer } from "../api.ts";
 import { formatDateTime, formatNumber } from "../format.ts";
 import type { Team } from "../types.ts";
 import { useApiForm } from "../ui/form.ts";
@@ -58,7 +58,7 @@ export function CreateTeam({ api, onCreated }: { api: Api; onCreated: (team: Tea
     }
     let team: Team | undefined;
     const ok = await form.run(async () => {
-      team = await api.post<Team>("/teams", checked.body);
+      team = await answer(api.POST("/api/v1/teams", { body: checked.body }));
     }, "name");
     if (ok && team) {
       setName("");

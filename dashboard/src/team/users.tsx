@@ -2,7 +2,7 @@
 // that opens under the user's row (PATCH /users/{id}), removal after a
 // confirmation (DELETE /users/{id}: their tokens stop working), and a form to add one.
 import { useCallback, useEffect, useState } from "preact/hooks";
-import type { Api } from "../api.ts";
+import { type Api, answer } from "../api.ts";
 import { formatNumber } from "../format.ts";
 import type { User } from "../types.ts";
 import { useConfirm } from "../ui/confirm.tsx";
@@ -15,15 +15,14 @@ export function TeamUsers({ api, teamId, selfId }: { api: Api; teamId: string; s
   const [status, setStatus] = useState("");
   const [editing, setEditing] = useState<string>();
   const [dialog, ask] = useConfirm();
-  const base = `/teams/${encodeURIComponent(teamId)}/users`;
 
   const reload = useCallback(
     () =>
-      api.get<{ users: User[] }>(base).then(
-        (answer) => setUsers(answer.users),
+      answer(api.GET("/api/v1/teams/{team_id}/users", { params: { path: { team_id: teamId } } })).then(
+        (a) => setUsers(a.users),
         (e: unknown) => setError(`Could not load the users: ${errorText(e)}`),
       ),
-    [api, base],
+    [api, teamId],
   );
   useEffect(() => {
     setUsers(undefined);
@@ -31,14 +30,17 @@ export function TeamUsers({ api, teamId, selfId }: { api: Api; teamId: string; s
     void reload();
   }, [reload]);
 
-  const add = async (body: UserFields) => {
-    const user = await api.post<User>(base, body);
+  // The add form always has an email (only the edit form leaves it out).
+  const add = async ({ email = "", ...body }: UserFields) => {
+    const user = await answer(
+      api.POST("/api/v1/teams/{team_id}/users", { params: { path: { team_id: teamId } }, body: { email, ...body } }),
+    );
     setStatus(`Added ${user.email}.`);
     await reload();
   };
   const save = async (user: User, body: UserFields) => {
     const { email: _email, ...patch } = body;
-    await api.patch<User>(`/users/${encodeURIComponent(user.id)}`, patch);
+    await api.PATCH("/api/v1/users/{user_id}", { params: { path: { user_id: user.id } }, body: patch });
     setEditing(undefined);
     setStatus(`Saved ${user.email}.`);
     await reload();
@@ -52,7 +54,7 @@ export function TeamUsers({ api, teamId, selfId }: { api: Api; teamId: string; s
     if (!ok) return;
     setError("");
     try {
-      await api.del(`/users/${encodeURIComponent(user.id)}`);
+      await api.DELETE("/api/v1/users/{user_id}", { params: { path: { user_id: user.id } } });
       setStatus(`Removed ${user.email}.`);
       await reload();
     } catch (e) {

@@ -10519,7 +10519,7 @@ function holdHead(res) {
   });
 }
 
-// src/codemode/host/lease.ts
+// src/code-mode/host/lease.ts
 var LEASE_TTL_MS = 15e3;
 var LEASE_RENEW_MS = LEASE_TTL_MS / 5;
 var HEARTBEAT_HEADER = "x-byok-heartbeat";

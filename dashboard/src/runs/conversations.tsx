@@ -6,6 +6,7 @@ import { formatNumber as count, formatDateTime as dateTime } from "../format.ts"
 import { type PageReader, usePaged } from "./paged.ts";
 import { RunTable, Status } from "./run-table.tsx";
 import type { Conversation, Run } from "../types.ts";
+import { type Column, DataTable, ExpandButton } from "../ui/table.tsx";
 import { useToggleSet } from "../ui/toggle-set.ts";
 import { rowKey, shortId, whose } from "./shapes.ts";
 import { LoadMore } from "./load-more.tsx";
@@ -21,77 +22,50 @@ export function Conversations({ api, showUser }: { api: Api; showUser: boolean }
   );
   const list = usePaged(read);
   const [open, toggle] = useToggleSet();
-  const columns = showUser ? 8 : 7;
   if (!list.loading && !list.error && list.items.length === 0) {
     return <p class="empty">No conversations yet. They appear here after their first run.</p>;
   }
+  const runsId = (c: Conversation) => `conversation-${rowKey(c)}-runs`;
+  const columns: Column<Conversation>[] = [
+    {
+      header: "Conversation",
+      cell: (c) => {
+        const isOpen = open.has(rowKey(c));
+        return (
+          <>
+            <ExpandButton class="link" open={isOpen} controls={runsId(c)} onToggle={() => toggle(rowKey(c))}>
+              <span class="visually-hidden">{isOpen ? "Hide runs of" : "Show runs of"} conversation </span>
+              <code title={c.id}>{shortId(c.id)}</code>
+            </ExpandButton>
+            <div class="sub">since {dateTime(c.started_at)}</div>
+          </>
+        );
+      },
+    },
+    ...(showUser ? [{ header: "User", cell: (c: Conversation) => whose(c) }] : []),
+    { header: "Last active", cell: (c) => dateTime(c.last_finished_at) },
+    { header: "Runs", numeric: true, cell: (c) => count(c.runs) },
+    { header: "Last model", cell: (c) => c.last_model ?? "—" },
+    { header: "Last status", cell: (c) => <Status value={c.last_status} /> },
+    { header: "Input tokens", numeric: true, cell: (c) => count(c.input_tokens) },
+    { header: "Output tokens", numeric: true, cell: (c) => count(c.output_tokens) },
+  ];
   return (
     <>
       {list.items.length > 0 && (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must be reachable by keyboard to scroll it
-        <section class="table-wrap" aria-label="Recent conversations" tabIndex={0}>
-          <table class="conversations">
-            <caption>Recent conversations, most recently active first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Conversation</th>
-                {showUser && <th scope="col">User</th>}
-                <th scope="col">Last active</th>
-                <th scope="col" class="num">
-                  Runs
-                </th>
-                <th scope="col">Last model</th>
-                <th scope="col">Last status</th>
-                <th scope="col" class="num">
-                  Input tokens
-                </th>
-                <th scope="col" class="num">
-                  Output tokens
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((c) => {
-                const key = rowKey(c);
-                const isOpen = open.has(key);
-                const runsId = `conversation-${key}-runs`;
-                return [
-                  <tr key={key}>
-                    <th scope="row">
-                      <button
-                        type="button"
-                        class="link"
-                        aria-expanded={isOpen}
-                        aria-controls={isOpen ? runsId : undefined}
-                        onClick={() => toggle(key)}
-                      >
-                        <span class="visually-hidden">{isOpen ? "Hide runs of" : "Show runs of"} conversation </span>
-                        <code title={c.id}>{shortId(c.id)}</code>
-                      </button>
-                      <div class="sub">since {dateTime(c.started_at)}</div>
-                    </th>
-                    {showUser && <td>{whose(c)}</td>}
-                    <td>{dateTime(c.last_finished_at)}</td>
-                    <td class="num">{count(c.runs)}</td>
-                    <td>{c.last_model ?? "—"}</td>
-                    <td>
-                      <Status value={c.last_status} />
-                    </td>
-                    <td class="num">{count(c.input_tokens)}</td>
-                    <td class="num">{count(c.output_tokens)}</td>
-                  </tr>,
-                  isOpen && (
-                    <tr key={`${key}-runs`} class="details">
-                      <td colSpan={columns} id={runsId}>
-                        <ConversationRuns api={api} conversation={c} showUser={showUser} />
-                      </td>
-                    </tr>
-                  ),
-                ];
-              })}
-            </tbody>
-          </table>
-        </section>
+        <DataTable
+          caption="Recent conversations, most recently active first"
+          label="Recent conversations"
+          class="conversations"
+          columns={columns}
+          rows={list.items}
+          rowKey={rowKey}
+          detail={(c) =>
+            open.has(rowKey(c))
+              ? { id: runsId(c), content: <ConversationRuns api={api} conversation={c} showUser={showUser} /> }
+              : undefined
+          }
+        />
       )}
       <LoadMore list={list} what="conversations" />
     </>

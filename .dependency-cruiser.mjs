@@ -2,20 +2,42 @@
 // rule set (parsed here), so the picture and the check cannot drift apart. A file belongs
 // to the most specific folder of the table that holds it; it may import its own folder and
 // the folders its row lists, and nothing else of the project's (packages are always fine).
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 const doc = readFileSync(new URL("docs/architecture.md", import.meta.url), "utf8");
 const section = doc.slice(doc.indexOf("<!-- import-rules -->"), doc.indexOf("<!-- /import-rules -->"));
-const rows = [...section.matchAll(/^\| `([^`]+)` \|[^|]*\| ([^|]+) \|$/gm)].map(([, folder, allowed]) => ({
-  folder,
-  allowed: allowed.trim() === "everything" ? null : [...allowed.matchAll(/`([^`]+)`/g)].map((m) => m[1]),
-}));
+const lines = section.split("\n").filter((line) => line.startsWith("| `"));
+const rows = lines.map((line) => {
+  const cells = line.split("|").slice(1, -1).map((cell) => cell.trim());
+  const folder = /^`([^`]+)`$/.exec(cells[0] ?? "")?.[1];
+  if (cells.length !== 3 || folder === undefined) throw new Error(`docs/architecture.md#import-rules: a row is not | \`folder\` | holds | may import |: ${line}`);
+  const allowed = cells[2] === "everything" ? null : cells[2] === "nothing" ? [] : [...cells[2].matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+  if (allowed?.length === 0 && cells[2] !== "nothing") throw new Error(`docs/architecture.md#import-rules: say "nothing" or name folders: ${line}`);
+  return { folder, allowed };
+});
 if (rows.length === 0) throw new Error("docs/architecture.md: no import-rules table found");
+
+/** Folders of the project that are data, not code of a row: importable where a row names them. */
+const DATA = ["migrations/", "prompt/"];
+for (const { folder, allowed } of rows) {
+  for (const target of allowed ?? []) {
+    if (!DATA.includes(target) && target !== "src/" && !rows.some((r) => target.startsWith(r.folder))) {
+      throw new Error(`docs/architecture.md#import-rules: ${folder} may import ${target}, which is in no row of the table`);
+    }
+  }
+}
+// Every file under src/ belongs to a row, so none escapes the rules by being new.
+for (const entry of readdirSync(new URL("src/", import.meta.url), { withFileTypes: true })) {
+  const path = `src/${entry.name}${entry.isDirectory() ? "/" : ""}`;
+  if (!rows.some((r) => path.startsWith(r.folder) || r.folder.startsWith(path))) {
+    throw new Error(`docs/architecture.md#import-rules: ${path} belongs to no row of the table`);
+  }
+}
 
 const escape = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const prefix = (path) => `^${escape(path)}${path.endsWith("/") ? "" : "$"}`;
-/** Every folder of the table, so that "anything else of the project's" is exactly these. */
-const ours = `(${rows.map((r) => prefix(r.folder)).join("|")}|^migrations/|^prompt/)`;
+/** Anything of the project's: every folder of it, whether the table names it or not. */
+const ours = "^(src|lib|bridge|connector|dashboard|test|e2e|bench|scripts|migrations|prompt)/";
 
 const forbidden = [
   {

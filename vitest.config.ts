@@ -98,7 +98,7 @@ export default defineConfig(async () => {
   const fuzz = { test: { name: "fuzz", environment: "node", include: ["test/fuzz/**/*.test.ts"], testTimeout: 30_000 } };
   // Node programs beside the worker that need real sockets and files (the connector).
   const node = { test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts"], testTimeout: 20_000 } };
-  const codeMode = {
+  const differential = {
     test: {
       name: "differential",
       environment: "node",
@@ -108,5 +108,5 @@ export default defineConfig(async () => {
       hookTimeout: 90_000,
     },
   };
-  return { test: { projects: [unit, fuzz, node, workers, continuation, codeMode] } };
+  return { test: { projects: [unit, fuzz, node, workers, continuation, differential] } };
 });

@@ -1,6 +1,6 @@
 // Fails when committed generated code (protobuf, wrangler types, drizzle
-// migrations, the dashboard's build, the bundled bins) differs from what the
-// generators produce now.
+// migrations, the dashboard's API types and build, the bundled bins) differs from
+// what the generators produce now.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +21,8 @@ run(bin("biome"), ["format", "--write", "migrations/code-mode/migrations.js"]);
 
 // The package's bins, bundled into bin/ (compared by git status below).
 run(process.execPath, [resolve(root, "scripts/build-bins.ts")]);
+// The dashboard's types of the admin API, from its OpenAPI document (compared by git status below).
+run(process.execPath, [resolve(root, "scripts/gen-api-client.ts")]);
 
 const problems: string[] = [];
 
@@ -43,14 +45,24 @@ if (problems.length > 0) problems.push("(run npm run build:dashboard)");
 
 const status = execFileSync(
   "git",
-  ["status", "--porcelain", "--", "src/proto/gen", "worker-configuration.d.ts", "migrations", "dashboard/dist", "bin"],
+  [
+    "status",
+    "--porcelain",
+    "--",
+    "src/proto/gen",
+    "worker-configuration.d.ts",
+    "migrations",
+    "dashboard/src/api/schema.d.ts",
+    "dashboard/dist",
+    "bin",
+  ],
   { cwd: root },
 ).toString();
 if (status.trim() !== "") problems.push(status.trimEnd());
 
 if (problems.length > 0) {
   console.error(
-    `Generated code is stale; run npm run gen:proto, npm run types, npm run gen:db, npm run build:dashboard, npm run build:bins and commit:\n${problems.join("\n")}`,
+    `Generated code is stale; run npm run gen:proto, npm run types, npm run gen:db, npm run gen:api, npm run build:dashboard, npm run build:bins and commit:\n${problems.join("\n")}`,
   );
   process.exit(1);
 }

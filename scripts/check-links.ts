@@ -65,12 +65,14 @@ for (const file of tracked) {
       }
     }
     if (!markdown) return;
-    // Relative links in markdown: [text](other.md#anchor) and [text](#anchor), outside code spans.
-    for (const m of text.replace(/`[^`]*`/g, "").matchAll(/\]\((?!https?:|mailto:)([^)\s#]*\.md)?(?:#([\w-]+))?\)/g)) {
-      if (m[1] === undefined && m[2] === undefined) continue;
-      const target = m[1] === undefined ? file : normalize(relative(root, resolve(root, dirname(file), m[1])));
-      if (m[1]?.startsWith("docs/") && dirname(file) === "docs") continue; // read as root-relative above
-      check(file, i + 1, target, m[2], m[0]);
+    // Relative links in markdown, outside code spans: [text](other.md#anchor "title"), [text](#anchor),
+    // [text](../src/file.ts); a link to a markdown file is checked for its anchor too.
+    for (const m of text.replace(/`[^`]*`/g, "").matchAll(/\]\((?![a-z]+:)([^)\s#]*)(?:#([\w-]+))?(?:\s+"[^"]*")?\)/g)) {
+      const [link, path, anchor] = m as unknown as [string, string, string | undefined];
+      if (path === "" && anchor === undefined) continue;
+      const target = path === "" ? file : normalize(relative(root, resolve(root, dirname(file), path)));
+      if (target.endsWith(".md")) check(file, i + 1, target, anchor, link);
+      else if (!existsSync(join(root, target))) problems.push(`${file}:${i + 1}: ${link}: no file ${target}`);
     }
   });
 }

@@ -1,82 +1,87 @@
-// The admin API client of the dashboard: JSON over fetch with the session's bearer
-// token, errors as ApiError with the per-field messages of a 400 split out
+// The admin API client of the dashboard: openapi-fetch typed by the declarations
+// generated from the API's own OpenAPI document (api/schema.d.ts, `npm run gen:api`,
+// docs/dashboard.md#the-api-client), with the session's bearer token. Anything but a
+// 2xx answer throws ApiError, a 400's refused fields keyed by form field
 // (docs/hosting.md#errors). A 401 ends the session it was made for (session.ts), so pages need not.
-import { fieldMessages } from "./field-messages.ts";
+import createClient from "openapi-fetch";
+import { formFieldMessages } from "./api/fields.ts";
+import type { components, paths } from "./api/schema.d.ts";
 import { endSessionOf } from "./session.ts";
 import type { Api } from "./types.ts";
 
-const BASE = "/api/v1";
 /** A model test waits for a provider; everything else answers in well under this. */
 const TIMEOUT_MS = 60_000;
+
+type FieldError = components["schemas"]["FieldError"];
 
 export class ApiError extends Error {
   /** The HTTP status; 0 when no answer came. */
   readonly status: number;
   /** The Connect code from {"error": {code, message}}. */
   readonly code: string;
-  /** Messages per field, from "body.email: Invalid email address; body.role: …" → {email: "Invalid email address", role: "…"}. */
+  /** Messages per form field, from the error's `fields` (api/fields.ts). */
   readonly fields: Record<string, string>;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, fields: readonly FieldError[] = []) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
-    this.fields = status === 400 ? fieldMessages(message) : {};
+    this.fields = formFieldMessages(fields);
   }
 }
 
 export type { Api } from "./types.ts";
 
+/**
+ * The body of a call's 2xx answer. openapi-fetch types it as possibly absent (its error branch),
+ * but every other answer has already thrown ApiError.
+ */
+export async function answer<T>(call: Promise<{ data?: T }>): Promise<T> {
+  return (await call).data as T;
+}
+
 /** An Api for `token`; `onUnauthorized` runs on a 401 (by default: end this token's session, not a newer one). */
 export function createApi(token: string, onUnauthorized: () => void = () => endSessionOf(token)): Api {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    let res: Response;
-    try {
-      res = await fetch(BASE + path, {
-        method,
-        headers,
-        body: body === undefined ? null : JSON.stringify(body),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-        credentials: "omit",
-        cache: "no-store",
-      });
-    } catch (err) {
-      const timedOut = err instanceof DOMException && err.name === "TimeoutError";
-      throw new ApiError(0, "unavailable", timedOut ? "The server did not answer in time." : "The server could not be reached.");
-    }
-    if (res.status === 401) {
-      onUnauthorized();
-      throw new ApiError(401, "unauthenticated", "the token is no longer valid");
-    }
-    if (res.status === 204) return undefined as T;
-    const text = await res.text();
-    const parsed = parseJson(text);
-    if (!res.ok) {
-      const error = (parsed as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-      throw new ApiError(
-        res.status,
-        typeof error?.code === "string" ? error.code : "unknown",
-        typeof error?.message === "string" ? error.message : `HTTP ${res.status}`,
-      );
-    }
-    if (parsed === undefined) throw new ApiError(res.status, "internal", "The server answered with something that is not JSON.");
-    return parsed as T;
+  return createClient<paths>({
+    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+    credentials: "omit",
+    cache: "no-store",
+    fetch: (request) => send(request, onUnauthorized),
+  });
+}
+
+/** One call: the answer when it is a 2xx (JSON, or 204), else ApiError. */
+async function send(request: Request, onUnauthorized: () => void): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(request, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (err) {
+    const timedOut = err instanceof DOMException && err.name === "TimeoutError";
+    throw new ApiError(0, "unavailable", timedOut ? "The server did not answer in time." : "The server could not be reached.");
   }
-  const withQuery = (path: string, query?: Record<string, string | undefined>) => {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined && value !== "") params.set(key, value);
-    const search = params.toString();
-    return search ? `${path}?${search}` : path;
-  };
-  return {
-    get: (path, query) => call("GET", withQuery(path, query)),
-    post: (path, body) => call("POST", path, body),
-    patch: (path, body) => call("PATCH", path, body),
-    del: (path) => call<void>("DELETE", path),
-  };
+  if (res.status === 401) {
+    onUnauthorized();
+    throw new ApiError(401, "unauthenticated", "the token is no longer valid");
+  }
+  if (res.status === 204) return res;
+  const parsed = parseJson(await res.clone().text());
+  if (!res.ok) {
+    const error = (parsed as { error?: { code?: unknown; message?: unknown; fields?: unknown } } | undefined)?.error;
+    throw new ApiError(
+      res.status,
+      typeof error?.code === "string" ? error.code : "unknown",
+      typeof error?.message === "string" ? error.message : `HTTP ${res.status}`,
+      Array.isArray(error?.fields) ? error.fields.filter(isFieldError) : [],
+    );
+  }
+  if (parsed === undefined) throw new ApiError(res.status, "internal", "The server answered with something that is not JSON.");
+  return res;
+}
+
+function isFieldError(value: unknown): value is FieldError {
+  const f = value as Partial<FieldError> | null;
+  return typeof f?.path === "string" && typeof f.message === "string";
 }
 
 function parseJson(text: string): unknown {

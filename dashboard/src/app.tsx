@@ -4,7 +4,7 @@
 // SESSION_ENDED (a late 401 for an older token leaves a newer session alone).
 import type { FunctionComponent } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { type Api, ApiError, createApi } from "./api.ts";
+import { type Api, ApiError, answer, createApi } from "./api.ts";
 import { CredentialsPage } from "./pages/credentials.tsx";
 import { ModelsPage } from "./pages/models.tsx";
 import { RunsPage } from "./pages/runs.tsx";
@@ -61,7 +61,7 @@ function SignIn({ endedBecause }: { endedBecause: string | null }) {
     setError(null);
     try {
       // Checked before it is kept: a wrong token is a mistake to fix here, not a session that ended.
-      await createApi(value, () => {}).get<Me>("/me");
+      await createApi(value, () => {}).GET("/api/v1/me");
       signIn(value);
     } catch (err) {
       setError(err instanceof ApiError && err.status === 401 ? "That token was not accepted. Check it and try again." : errorText(err));
@@ -130,7 +130,7 @@ function SignedIn({ token }: { token: string }) {
   useEffect(() => {
     let live = true;
     setError(null);
-    api.get<Me>("/me").then(
+    answer(api.GET("/api/v1/me")).then(
       (m) => live && setMe(m),
       (err) => live && !(err instanceof ApiError && err.status === 401) && setError(errorText(err)),
     );

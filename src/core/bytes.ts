@@ -27,9 +27,16 @@ export function toBase64Url(bytes: Uint8Array): string {
   return base64Encode(bytes, "url");
 }
 
-/** The bytes of base64 or base64url text, padded or not. */
-export function fromBase64(text: string): Uint8Array {
-  return base64Decode(text);
+/**
+ * The bytes of base64 or base64url text, padded or not (white space is skipped); undefined
+ * when it is not base64 (a length of 1 mod 4 cannot be), like fromHex.
+ */
+export function fromBase64(text: string): Uint8Array | undefined {
+  try {
+    return base64Decode(text);
+  } catch {
+    return undefined; // @bufbuild/protobuf throws a plain Error for text that is not base64
+  }
 }
 
 /** Standard base64 without padding, as Connect encodes binary error details. */

@@ -43,6 +43,16 @@ export class AppError extends ConnectError {
     this.message = message;
     this.details.push(...details);
   }
+
+  /**
+   * `x instanceof AppError` (or a subclass) by the prototype chain, as for any class: the
+   * static that ConnectError would pass down accepts anything shaped like a ConnectError, so
+   * `instanceof MissingClientBlob` would be true of every error.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about, a subclass too
+    return typeof value === "object" && value !== null && Object.prototype.isPrototypeOf.call(this.prototype, value);
+  }
 }
 
 /** The wire name of an error's code ("invalid_argument"). */

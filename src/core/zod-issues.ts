@@ -20,6 +20,6 @@ export function issuesOf(error: z.ZodError, where: { under?: string; topLevel?: 
 }
 
 /** The issues as one line: "path: reason; path: reason". */
-export function describeIssues(issues: readonly Issue[]): string {
+export function describeIssues(issues: readonly Pick<Issue, "path" | "message">[]): string {
   return issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join("; ");
 }

@@ -2,7 +2,7 @@
 // the reservations of calls in flight (rules: src/hosting/limits/team-month.ts). A new
 // month starts from what the D1 ledger already holds for it, then counts each call.
 import { DurableObject } from "cloudflare:workers";
-import { limitsNow } from "../core/clock.ts";
+import { limitsNow } from "../hosting/limits/clock.ts";
 import { refusalOf } from "../hosting/limits/refusal.ts";
 import { monthDays, monthOf, reservedTokens, reserve, settle, type TeamMonth } from "../hosting/limits/team-month.ts";
 import { d1 } from "../hosting/store/db.ts";

@@ -2,7 +2,7 @@
 // requests_per_minute and max_concurrent_runs (rules: src/hosting/limits/user-window.ts).
 // Each call is synchronous inside the object, so two admissions cannot interleave.
 import { DurableObject } from "cloudflare:workers";
-import { limitsNow } from "../core/clock.ts";
+import { limitsNow } from "../hosting/limits/clock.ts";
 import { refusalOf } from "../hosting/limits/refusal.ts";
 import { admit, emptyWindow, release, renew, type UserLimits, type UserWindow } from "../hosting/limits/user-window.ts";
 

@@ -14,7 +14,8 @@ export interface ApiResponse<T = Record<string, unknown>> {
 }
 
 export interface ApiError {
-  error: { code: string; message: string };
+  /** `fields`: the refused fields of an invalid_argument (docs/hosting.md#errors). */
+  error: { code: string; message: string; fields?: { path: string; message: string }[] };
 }
 
 export async function api<T = Record<string, unknown>>(

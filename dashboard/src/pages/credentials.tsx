@@ -3,7 +3,7 @@
 // its last four characters. The add form keeps the typed key (in memory) only while
 // the API's 400 or 409 is being fixed; any other outcome, Cancel or leaving drops it.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError } from "../api.ts";
+import { ApiError, answer } from "../api.ts";
 import { formatDateTime } from "../format.ts";
 import type { Credential, Model, PageProps, ProviderKind, Scope } from "../types.ts";
 import { useConfirm } from "../ui/confirm.tsx";
@@ -37,7 +37,7 @@ export function CredentialsPage({ api, me }: PageProps) {
 
   async function load() {
     try {
-      setCredentials((await api.get<{ credentials: Credential[] }>("/credentials")).credentials);
+      setCredentials((await answer(api.GET("/api/v1/credentials"))).credentials);
       setLoadError(null);
     } catch (err) {
       setLoadError(errorText(err));
@@ -53,7 +53,7 @@ export function CredentialsPage({ api, me }: PageProps) {
   async function remove(c: Credential) {
     let onIt: Model[] = [];
     try {
-      onIt = (await api.get<{ models: Model[] }>("/models")).models.filter((m) => m.credential_id === c.id);
+      onIt = (await answer(api.GET("/api/v1/models"))).models.filter((m) => m.credential_id === c.id);
     } catch {
       // the count is a courtesy; the confirmation says what happens either way
     }
@@ -70,7 +70,7 @@ export function CredentialsPage({ api, me }: PageProps) {
     if (!ok) return;
     setActionError(null);
     try {
-      await api.del(`/credentials/${encodeURIComponent(c.id)}`);
+      await api.DELETE("/api/v1/credentials/{credential_id}", { params: { path: { credential_id: c.id } } });
       setCredentials((list) => list?.filter((x) => x.id !== c.id) ?? null);
       setStatus(`${c.name} deleted.`);
       backToList();
@@ -184,7 +184,7 @@ function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
     let fixable = false;
     const ok = await form.run(async () => {
       try {
-        saved = await api.post<Credential>("/credentials", body);
+        saved = await answer(api.POST("/api/v1/credentials", { body }));
       } catch (err) {
         fixable = err instanceof ApiError && (err.status === 400 || err.status === 409);
         throw err;
@@ -271,7 +271,9 @@ function RotateKey({ api, credential, onSaved, onCancel }: FormProps & { credent
     setApiKey("");
     let saved: Credential | undefined;
     const ok = await form.run(async () => {
-      saved = await api.post<Credential>(`/credentials/${encodeURIComponent(credential.id)}/rotate`, body);
+      saved = await answer(
+        api.POST("/api/v1/credentials/{credential_id}/rotate", { params: { path: { credential_id: credential.id } }, body }),
+      );
     });
     if (ok && saved) onSaved(saved);
   }

@@ -2,8 +2,8 @@
 // /api/v1/models (src/hosting/admin/model-routes.ts), the usual ones first and the rest under
 // "Advanced settings". The API validates; its messages show beside their fields.
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Api } from "../api.ts";
-import type { Credential, Me, Model, Scope } from "../types.ts";
+import { type Api, answer } from "../api.ts";
+import type { CreateModel, Credential, Me, Model, Scope } from "../types.ts";
 import { CheckboxField, Field, SelectField, TextField } from "../ui/field.tsx";
 import { useApiForm } from "../ui/form.ts";
 import { HeadersEditor } from "../ui/headers-editor.tsx";
@@ -41,9 +41,10 @@ export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: Mod
     }
     let saved: Model | undefined;
     const ok = await form.run(async () => {
+      // bodyOf sends a number that does not parse as typed, for the API to name (model-draft.ts): the API checks it, not the type.
       saved = editing
-        ? await api.patch<Model>(`/models/${encodeURIComponent(mode.model.id)}`, built.body)
-        : await api.post<Model>("/models", built.body);
+        ? await answer(api.PATCH("/api/v1/models/{model_id}", { params: { path: { model_id: mode.model.id } }, body: built.body }))
+        : await answer(api.POST("/api/v1/models", { body: built.body as CreateModel }));
     }, "name");
     if (ok && saved) onSaved(saved);
   }

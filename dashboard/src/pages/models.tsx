@@ -3,6 +3,7 @@
 // one small provider call (POST /models/{id}/test) and shows time to first token and
 // tokens per second, or the provider's own error text.
 import { useEffect, useRef, useState } from "preact/hooks";
+import { answer } from "../api.ts";
 import { formatMs, formatNumber, formatUsd } from "../format.ts";
 import type { Credential, Model, ModelTest, PageProps } from "../types.ts";
 import { useConfirm } from "../ui/confirm.tsx";
@@ -50,7 +51,7 @@ function ModelsManager({ api, me }: PageProps) {
 
   async function load() {
     try {
-      const [m, c] = await Promise.all([api.get<{ models: Model[] }>("/models"), api.get<{ credentials: Credential[] }>("/credentials")]);
+      const [m, c] = await Promise.all([answer(api.GET("/api/v1/models")), answer(api.GET("/api/v1/credentials"))]);
       setModels(m.models);
       setCredentials(c.credentials);
       setLoadError(null);
@@ -87,7 +88,7 @@ function ModelsManager({ api, me }: PageProps) {
     setPending((old) => new Map(old).set(m.id, enabled));
     setActionError(null);
     try {
-      const updated = await api.patch<Model>(`/models/${encodeURIComponent(m.id)}`, { enabled });
+      const updated = await answer(api.PATCH("/api/v1/models/{model_id}", { params: { path: { model_id: m.id } }, body: { enabled } }));
       setModels((list) => list?.map((x) => (x.id === m.id ? updated : x)) ?? null);
       setStatus(`${m.name} ${enabled ? "enabled" : "disabled"}.`);
     } catch (err) {
@@ -111,7 +112,7 @@ function ModelsManager({ api, me }: PageProps) {
     });
     if (!ok) return;
     await act(async () => {
-      await api.del(`/models/${encodeURIComponent(m.id)}`);
+      await api.DELETE("/api/v1/models/{model_id}", { params: { path: { model_id: m.id } } });
       setModels((list) => list?.filter((x) => x.id !== m.id) ?? null);
       setStatus(`${m.name} deleted.`);
       addRef.current?.focus();
@@ -122,7 +123,7 @@ function ModelsManager({ api, me }: PageProps) {
     act(async () => {
       setTest({ model: m });
       try {
-        setTest({ model: m, result: await api.post<ModelTest>(`/models/${encodeURIComponent(m.id)}/test`) });
+        setTest({ model: m, result: await answer(api.POST("/api/v1/models/{model_id}/test", { params: { path: { model_id: m.id } } })) });
       } catch (err) {
         setTest({ model: m, error: errorText(err) });
       }

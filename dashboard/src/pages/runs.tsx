@@ -1,10 +1,11 @@
 // Runs (#/runs): recent conversations with their runs, or every recent run, each
 // with its provider calls (GET /api/v1/conversations, /api/v1/runs). Members and
 // `local` see their own, admins their team's, the operator everyone's.
-import { useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
+import { answer } from "../api.ts";
 import { Conversations } from "../runs/conversations.tsx";
 import { LoadMore } from "../runs/load-more.tsx";
-import { usePaged } from "../runs/paged.ts";
+import { type PageReader, usePaged } from "../runs/paged.ts";
 import { RunTable } from "../runs/run-table.tsx";
 import type { PageProps, Run } from "../types.ts";
 import "../runs/runs.css";
@@ -36,7 +37,11 @@ export function RunsPage({ api, me }: PageProps) {
 }
 
 function RecentRuns({ api, me }: PageProps) {
-  const runs = usePaged<Run>(api, "/runs", "runs", {});
+  const read = useCallback<PageReader<Run>>(
+    (page) => answer(api.GET("/api/v1/runs", { params: { query: page } })).then((a) => ({ items: a.runs, next_before: a.next_before })),
+    [api],
+  );
+  const runs = usePaged(read);
   const showUser = me.principal === "operator" || me.user?.role === "admin";
   if (!runs.loading && !runs.error && runs.items.length === 0) return <p class="empty">No runs yet.</p>;
   return (

@@ -2,8 +2,8 @@
 // (docs/dashboard.md#team): name and monthly budget with how much is used, the
 // users with their roles and limits. Members do not get the page.
 import { useCallback, useEffect, useState } from "preact/hooks";
-import type { Team } from "../types.ts";
-import type { PageProps } from "../types.ts";
+import { answer } from "../api.ts";
+import type { PageProps, Team } from "../types.ts";
 import { BudgetMeter } from "../team/budget.tsx";
 import { TeamSettings } from "../team/team-settings.tsx";
 import { CreateTeam, TeamList } from "../team/teams.tsx";
@@ -22,7 +22,7 @@ export function TeamPage({ api, me }: PageProps) {
 
   const load = useCallback(
     () =>
-      api.get<{ teams: Team[] }>("/teams").then(
+      answer(api.GET("/api/v1/teams")).then(
         (answer) => setTeams(answer.teams),
         (e: unknown) => setError(`Could not load teams: ${errorText(e)}`),
       ),

@@ -3,6 +3,7 @@
 // hash. Members manage their own; admins pick a user of their team, the operator a
 // team and a user. Revoking the token this tab is signed in with signs it out.
 import { useEffect, useRef, useState } from "preact/hooks";
+import { answer } from "../api.ts";
 import { formatDateTime } from "../format.ts";
 import { SESSION_ENDED, signOut } from "../session.ts";
 import type { IssuedToken, PageProps, Team, Token, User } from "../types.ts";
@@ -23,7 +24,7 @@ export function TokensPage({ api, me }: PageProps) {
   // The operator picks a team first.
   useEffect(() => {
     if (!me.operator) return;
-    api.get<{ teams: Team[] }>("/teams").then(
+    answer(api.GET("/api/v1/teams")).then(
       (r) => {
         setTeams(r.teams);
         setTeamId((t) => t || (r.teams[0]?.id ?? ""));
@@ -36,7 +37,7 @@ export function TokensPage({ api, me }: PageProps) {
   useEffect(() => {
     if (!(me.operator || isAdmin) || !teamId) return;
     setUsers(null);
-    api.get<{ users: User[] }>(`/teams/${encodeURIComponent(teamId)}/users`).then(
+    answer(api.GET("/api/v1/teams/{team_id}/users", { params: { path: { team_id: teamId } } })).then(
       (r) => {
         setUsers(r.users);
         setUserId((u) => (r.users.some((x) => x.id === u) ? u : (r.users[0]?.id ?? "")));
@@ -89,11 +90,10 @@ function UserTokens({ api, me, userId, whose }: PageProps & { userId: string; wh
   const [status, setStatus] = useState("");
   const [issued, setIssued] = useState<IssuedToken | null>(null);
   const [confirmDialog, ask] = useConfirm();
-  const path = `/users/${encodeURIComponent(userId)}/tokens`;
 
   async function load() {
     try {
-      setTokens((await api.get<{ tokens: Token[] }>(path)).tokens);
+      setTokens((await answer(api.GET("/api/v1/users/{user_id}/tokens", { params: { path: { user_id: userId } } }))).tokens);
       setLoadError(null);
     } catch (err) {
       setLoadError(errorText(err));
@@ -119,7 +119,7 @@ function UserTokens({ api, me, userId, whose }: PageProps & { userId: string; wh
     if (!ok) return;
     setActionError(null);
     try {
-      await api.del(`/tokens/${encodeURIComponent(t.id)}`);
+      await api.DELETE("/api/v1/tokens/{token_id}", { params: { path: { token_id: t.id } } });
       if (isSession(t)) {
         signOut(SESSION_ENDED);
         return;
@@ -168,7 +168,7 @@ function UserTokens({ api, me, userId, whose }: PageProps & { userId: string; wh
       ) : (
         <IssueToken
           api={api}
-          path={path}
+          userId={userId}
           onIssued={(t) => {
             setIssued(t);
             void load();
@@ -191,7 +191,7 @@ function UserTokens({ api, me, userId, whose }: PageProps & { userId: string; wh
   );
 }
 
-function IssueToken({ api, path, onIssued }: { api: PageProps["api"]; path: string; onIssued: (t: IssuedToken) => void }) {
+function IssueToken({ api, userId, onIssued }: { api: PageProps["api"]; userId: string; onIssued: (t: IssuedToken) => void }) {
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
   const form = useApiForm();
@@ -202,7 +202,9 @@ function IssueToken({ api, path, onIssued }: { api: PageProps["api"]; path: stri
     const expires_at = at === null ? null : Number.isNaN(at.getTime()) ? expires : at.toISOString();
     let issued: IssuedToken | undefined;
     const ok = await form.run(async () => {
-      issued = await api.post<IssuedToken>(path, { name, expires_at });
+      issued = await answer(
+        api.POST("/api/v1/users/{user_id}/tokens", { params: { path: { user_id: userId } }, body: { name, expires_at } }),
+      );
     });
     if (ok && issued) {
       setName("");

@@ -3,6 +3,7 @@
 // (GET /api/v1/usage, docs/hosting.md#usage-api). Charts are drawn by uPlot,
 // loaded only here; each has its numbers in a table (docs/dashboard.md#usage).
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { answer } from "../api.ts";
 import { formatNumber as count, formatPercent as percent, formatUsd as usd } from "../format.ts";
 import { compact, shortDay } from "../usage/axis.ts";
 import type { PageProps, UsageAnswer, UsageRow } from "../types.ts";
@@ -36,7 +37,8 @@ export function UsagePage({ api, me }: PageProps) {
     const call = ++latest.current;
     setLoading(true);
     setError(undefined);
-    const get = (group_by: string) => api.get<UsageAnswer>("/usage", { from: range.from, to: range.to, group_by }).then((a) => a.rows);
+    const get = (group_by: UsageAnswer["group_by"]) =>
+      answer(api.GET("/api/v1/usage", { params: { query: { from: range.from, to: range.to, group_by } } })).then((a) => a.rows);
     Promise.all([get("day"), get("model"), seesUsers ? get("user") : Promise.resolve(undefined)]).then(
       ([days, models, users]) => {
         if (call !== latest.current) return;

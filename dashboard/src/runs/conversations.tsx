@@ -1,88 +1,71 @@
 // Recent conversations, most recently active first; "Runs" on a row loads that
 // conversation's runs (GET /runs?conversation_id=&user_id=) into the row below it.
-import type { Api } from "../api.ts";
+import { useCallback } from "preact/hooks";
+import { type Api, answer } from "../api.ts";
 import { formatNumber as count, formatDateTime as dateTime } from "../format.ts";
-import { usePaged } from "./paged.ts";
+import { type PageReader, usePaged } from "./paged.ts";
 import { RunTable, Status } from "./run-table.tsx";
 import type { Conversation, Run } from "../types.ts";
+import { type Column, DataTable, ExpandButton } from "../ui/table.tsx";
 import { useToggleSet } from "../ui/toggle-set.ts";
 import { rowKey, shortId, whose } from "./shapes.ts";
 import { LoadMore } from "./load-more.tsx";
 
 export function Conversations({ api, showUser }: { api: Api; showUser: boolean }) {
-  const list = usePaged<Conversation>(api, "/conversations", "conversations", {});
+  const read = useCallback<PageReader<Conversation>>(
+    (page) =>
+      answer(api.GET("/api/v1/conversations", { params: { query: page } })).then((a) => ({
+        items: a.conversations,
+        next_before: a.next_before,
+      })),
+    [api],
+  );
+  const list = usePaged(read);
   const [open, toggle] = useToggleSet();
-  const columns = showUser ? 8 : 7;
   if (!list.loading && !list.error && list.items.length === 0) {
     return <p class="empty">No conversations yet. They appear here after their first run.</p>;
   }
+  const runsId = (c: Conversation) => `conversation-${rowKey(c)}-runs`;
+  const columns: Column<Conversation>[] = [
+    {
+      header: "Conversation",
+      cell: (c) => {
+        const isOpen = open.has(rowKey(c));
+        return (
+          <>
+            <ExpandButton class="link" open={isOpen} controls={runsId(c)} onToggle={() => toggle(rowKey(c))}>
+              <span class="visually-hidden">{isOpen ? "Hide runs of" : "Show runs of"} conversation </span>
+              <code title={c.id}>{shortId(c.id)}</code>
+            </ExpandButton>
+            <div class="sub">since {dateTime(c.started_at)}</div>
+          </>
+        );
+      },
+    },
+    ...(showUser ? [{ header: "User", cell: (c: Conversation) => whose(c) }] : []),
+    { header: "Last active", cell: (c) => dateTime(c.last_finished_at) },
+    { header: "Runs", numeric: true, cell: (c) => count(c.runs) },
+    { header: "Last model", cell: (c) => c.last_model ?? "—" },
+    { header: "Last status", cell: (c) => <Status value={c.last_status} /> },
+    { header: "Input tokens", numeric: true, cell: (c) => count(c.input_tokens) },
+    { header: "Output tokens", numeric: true, cell: (c) => count(c.output_tokens) },
+  ];
   return (
     <>
       {list.items.length > 0 && (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must be reachable by keyboard to scroll it
-        <section class="table-wrap" aria-label="Recent conversations" tabIndex={0}>
-          <table class="conversations">
-            <caption>Recent conversations, most recently active first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Conversation</th>
-                {showUser && <th scope="col">User</th>}
-                <th scope="col">Last active</th>
-                <th scope="col" class="num">
-                  Runs
-                </th>
-                <th scope="col">Last model</th>
-                <th scope="col">Last status</th>
-                <th scope="col" class="num">
-                  Input tokens
-                </th>
-                <th scope="col" class="num">
-                  Output tokens
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((c) => {
-                const key = rowKey(c);
-                const isOpen = open.has(key);
-                const runsId = `conversation-${key}-runs`;
-                return [
-                  <tr key={key}>
-                    <th scope="row">
-                      <button
-                        type="button"
-                        class="link"
-                        aria-expanded={isOpen}
-                        aria-controls={isOpen ? runsId : undefined}
-                        onClick={() => toggle(key)}
-                      >
-                        <span class="visually-hidden">{isOpen ? "Hide runs of" : "Show runs of"} conversation </span>
-                        <code title={c.id}>{shortId(c.id)}</code>
-                      </button>
-                      <div class="sub">since {dateTime(c.started_at)}</div>
-                    </th>
-                    {showUser && <td>{whose(c)}</td>}
-                    <td>{dateTime(c.last_finished_at)}</td>
-                    <td class="num">{count(c.runs)}</td>
-                    <td>{c.last_model ?? "—"}</td>
-                    <td>
-                      <Status value={c.last_status} />
-                    </td>
-                    <td class="num">{count(c.input_tokens)}</td>
-                    <td class="num">{count(c.output_tokens)}</td>
-                  </tr>,
-                  isOpen && (
-                    <tr key={`${key}-runs`} class="details">
-                      <td colSpan={columns} id={runsId}>
-                        <ConversationRuns api={api} conversation={c} showUser={showUser} />
-                      </td>
-                    </tr>
-                  ),
-                ];
-              })}
-            </tbody>
-          </table>
-        </section>
+        <DataTable
+          caption="Recent conversations, most recently active first"
+          label="Recent conversations"
+          class="conversations"
+          columns={columns}
+          rows={list.items}
+          rowKey={rowKey}
+          detail={(c) =>
+            open.has(rowKey(c))
+              ? { id: runsId(c), content: <ConversationRuns api={api} conversation={c} showUser={showUser} /> }
+              : undefined
+          }
+        />
       )}
       <LoadMore list={list} what="conversations" />
     </>
@@ -97,10 +80,16 @@ export function Conversations({ api, showUser }: { api: Api; showUser: boolean }
 function ConversationRuns({ api, conversation, showUser }: { api: Api; conversation: Conversation; showUser: boolean }) {
   const conversationId = conversation.id;
   const removed = conversation.email === null && conversation.user_id !== "local";
-  const runs = usePaged<Run>(api, "/runs", "runs", {
-    conversation_id: conversationId,
-    user_id: removed ? undefined : conversation.user_id,
-  });
+  const userId = removed ? undefined : conversation.user_id;
+  const read = useCallback<PageReader<Run>>(
+    (page) =>
+      answer(api.GET("/api/v1/runs", { params: { query: { ...page, conversation_id: conversationId, user_id: userId } } })).then((a) => ({
+        items: a.runs,
+        next_before: a.next_before,
+      })),
+    [api, conversationId, userId],
+  );
+  const runs = usePaged(read);
   const own = runs.items.filter((r) => r.user_id === conversation.user_id);
   return (
     <>

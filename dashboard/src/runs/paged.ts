@@ -1,7 +1,6 @@
 // A list read page by page with `before` cursors (GET /runs, /conversations):
-// the first page on mount or when the query changes, more on "Load more".
+// the first page on mount or when the reader changes, more on "Load more".
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import type { Api } from "../api.ts";
 import { errorText } from "../ui/notice.tsx";
 
 export interface Paged<T> {
@@ -12,26 +11,35 @@ export interface Paged<T> {
   loadMore: () => void;
 }
 
-export function usePaged<T>(api: Api, path: string, field: string, query: Record<string, string | undefined>, limit = 25): Paged<T> {
+/** One page of a list and the cursor of the next (null on the last page). */
+interface Page<T> {
+  items: T[];
+  next_before: string | null;
+}
+
+/**
+ * Reads a page: the first without `before`, each next one with the previous page's next_before.
+ * A new reader (its own useCallback's dependencies changed) starts the list again.
+ */
+export type PageReader<T> = (page: { limit: number; before?: string }) => Promise<Page<T>>;
+
+export function usePaged<T>(read: PageReader<T>, limit = 25): Paged<T> {
   const [items, setItems] = useState<T[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string>();
   const generation = useRef(0);
-  const queryKey = JSON.stringify(query);
 
   const load = useCallback(
     (before: string | null, replace: boolean) => {
       const gen = replace ? ++generation.current : generation.current;
       setLoading(true);
       setError(undefined);
-      const q = { ...(JSON.parse(queryKey) as Record<string, string | undefined>), limit: String(limit), before: before ?? undefined };
-      api.get<Record<string, unknown>>(path, q).then(
-        (answer) => {
+      read({ limit, before: before ?? undefined }).then(
+        (page) => {
           if (gen !== generation.current) return;
-          const page = (answer[field] ?? []) as T[];
-          setItems((old) => (replace ? page : [...old, ...page]));
-          setNext((answer.next_before as string | null | undefined) ?? null);
+          setItems((old) => (replace ? page.items : [...old, ...page.items]));
+          setNext(page.next_before);
           setLoading(false);
         },
         (e: unknown) => {
@@ -41,7 +49,7 @@ export function usePaged<T>(api: Api, path: string, field: string, query: Record
         },
       );
     },
-    [api, path, field, queryKey, limit],
+    [read, limit],
   );
 
   useEffect(() => load(null, true), [load]);

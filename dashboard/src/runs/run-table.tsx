@@ -3,94 +3,64 @@
 // of a prompt or response: the API has none.
 import { formatNumber as count, formatDateTime as dateTime, formatMs as duration } from "../format.ts";
 import type { ProviderCall, Run } from "../types.ts";
+import { type Column, DataTable, ExpandButton } from "../ui/table.tsx";
 import { useToggleSet } from "../ui/toggle-set.ts";
 import { rowKey, shortId, whose } from "./shapes.ts";
 
 export function RunTable(props: { runs: Run[]; caption: string; showUser: boolean; idPrefix: string }) {
   const { runs, caption, showUser, idPrefix } = props;
   const [open, toggle] = useToggleSet();
-  const columns = showUser ? 9 : 8;
+  const detailsId = (run: Run) => `${idPrefix}-${rowKey(run)}-calls`;
+  const columns: Column<Run>[] = [
+    { header: "Started", cell: (run) => <span title={run.started_at ?? undefined}>{dateTime(run.started_at)}</span> },
+    { header: "Status", cell: (run) => <Status value={run.status} /> },
+    { header: "Model", cell: (run) => run.model },
+    ...(showUser ? [{ header: "User", cell: (run: Run) => whose(run) }] : []),
+    { header: "Duration", numeric: true, cell: (run) => duration(run.duration_ms) },
+    { header: "Input tokens", numeric: true, cell: (run) => count(run.input_tokens) },
+    { header: "Output tokens", numeric: true, cell: (run) => count(run.output_tokens) },
+    { header: "Cache read", numeric: true, cell: (run) => count(run.cache_read_tokens) },
+    {
+      header: "Provider calls",
+      cell: (run) => {
+        const isOpen = open.has(rowKey(run));
+        return (
+          <ExpandButton class="link" open={isOpen} controls={detailsId(run)} onToggle={() => toggle(rowKey(run))}>
+            {isOpen ? "Hide" : "Details"} ({run.provider_calls.length})
+            <span class="visually-hidden"> of the run started {dateTime(run.started_at)}</span>
+          </ExpandButton>
+        );
+      },
+    },
+  ];
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must be reachable by keyboard to scroll it
-    <section class="table-wrap" aria-label={caption} tabIndex={0}>
-      <table class="runs">
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Started</th>
-            <th scope="col">Status</th>
-            <th scope="col">Model</th>
-            {showUser && <th scope="col">User</th>}
-            <th scope="col" class="num">
-              Duration
-            </th>
-            <th scope="col" class="num">
-              Input tokens
-            </th>
-            <th scope="col" class="num">
-              Output tokens
-            </th>
-            <th scope="col" class="num">
-              Cache read
-            </th>
-            <th scope="col">Provider calls</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((run) => {
-            const key = rowKey(run);
-            const detailsId = `${idPrefix}-${key}-calls`;
-            const isOpen = open.has(key);
-            return [
-              <tr key={key}>
-                <th scope="row">
-                  <span title={run.started_at ?? undefined}>{dateTime(run.started_at)}</span>
-                </th>
-                <td>
-                  <Status value={run.status} />
-                </td>
-                <td>{run.model}</td>
-                {showUser && <td>{whose(run)}</td>}
-                <td class="num">{duration(run.duration_ms)}</td>
-                <td class="num">{count(run.input_tokens)}</td>
-                <td class="num">{count(run.output_tokens)}</td>
-                <td class="num">{count(run.cache_read_tokens)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="link"
-                    aria-expanded={isOpen}
-                    aria-controls={isOpen ? detailsId : undefined}
-                    onClick={() => toggle(key)}
-                  >
-                    {isOpen ? "Hide" : "Details"} ({run.provider_calls.length})
-                    <span class="visually-hidden"> of the run started {dateTime(run.started_at)}</span>
-                  </button>
-                </td>
-              </tr>,
-              isOpen && (
-                <tr key={`${key}-calls`} class="details">
-                  <td colSpan={columns} id={detailsId}>
-                    <ul class="run-ids">
-                      <li>
-                        Run <code title={run.id}>{shortId(run.id)}</code>
-                      </li>
-                      <li>
-                        Conversation <code title={run.conversation_id}>{shortId(run.conversation_id)}</code>
-                      </li>
-                      <li>Finished {dateTime(run.finished_at)}</li>
-                      <li>Reasoning tokens {count(run.reasoning_tokens)}</li>
-                      <li>Cache write tokens {count(run.cache_write_tokens)}</li>
-                    </ul>
-                    <ProviderCalls calls={run.provider_calls} />
-                  </td>
-                </tr>
-              ),
-            ];
-          })}
-        </tbody>
-      </table>
-    </section>
+    <DataTable
+      caption={caption}
+      class="runs"
+      columns={columns}
+      rows={runs}
+      rowKey={rowKey}
+      detail={(run) => (open.has(rowKey(run)) ? { id: detailsId(run), content: <RunDetails run={run} /> } : undefined)}
+    />
+  );
+}
+
+function RunDetails({ run }: { run: Run }) {
+  return (
+    <>
+      <ul class="run-ids">
+        <li>
+          Run <code title={run.id}>{shortId(run.id)}</code>
+        </li>
+        <li>
+          Conversation <code title={run.conversation_id}>{shortId(run.conversation_id)}</code>
+        </li>
+        <li>Finished {dateTime(run.finished_at)}</li>
+        <li>Reasoning tokens {count(run.reasoning_tokens)}</li>
+        <li>Cache write tokens {count(run.cache_write_tokens)}</li>
+      </ul>
+      <ProviderCalls calls={run.provider_calls} />
+    </>
   );
 }
 
@@ -101,72 +71,24 @@ export function Status({ value }: { value: string | null }) {
 }
 
 /** Attempts are shown counted from 1 (the API's `attempt` starts at 0). */
+const CALL_COLUMNS: Column<ProviderCall>[] = [
+  { header: "Attempt", cell: (c) => c.attempt + 1 },
+  { header: "Provider", cell: (c) => c.provider },
+  { header: "Model", cell: (c) => c.model },
+  { header: "Status", cell: (c) => <Status value={c.status} /> },
+  { header: "HTTP", numeric: true, cell: (c) => c.http_status ?? "—" },
+  { header: "Finish reason", cell: (c) => c.finish_reason ?? "—" },
+  { header: "TTFB", numeric: true, cell: (c) => duration(c.ttfb_ms) },
+  { header: "TTFT", numeric: true, cell: (c) => duration(c.ttft_ms) },
+  { header: "Duration", numeric: true, cell: (c) => duration(c.duration_ms) },
+  { header: "Input", numeric: true, cell: (c) => count(c.input_tokens) },
+  { header: "Output", numeric: true, cell: (c) => count(c.output_tokens) },
+  { header: "Cache read", numeric: true, cell: (c) => count(c.cache_read_tokens) },
+  { header: "Cache write", numeric: true, cell: (c) => count(c.cache_write_tokens) },
+  { header: "Reasoning", numeric: true, cell: (c) => count(c.reasoning_tokens) },
+];
+
 function ProviderCalls({ calls }: { calls: ProviderCall[] }) {
   if (calls.length === 0) return <p>No provider call was made for this run.</p>;
-  return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must be reachable by keyboard to scroll it
-    <section class="table-wrap" aria-label="Provider calls" tabIndex={0}>
-      <table class="calls">
-        <caption>Provider calls</caption>
-        <thead>
-          <tr>
-            <th scope="col">Attempt</th>
-            <th scope="col">Provider</th>
-            <th scope="col">Model</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">
-              HTTP
-            </th>
-            <th scope="col">Finish reason</th>
-            <th scope="col" class="num">
-              TTFB
-            </th>
-            <th scope="col" class="num">
-              TTFT
-            </th>
-            <th scope="col" class="num">
-              Duration
-            </th>
-            <th scope="col" class="num">
-              Input
-            </th>
-            <th scope="col" class="num">
-              Output
-            </th>
-            <th scope="col" class="num">
-              Cache read
-            </th>
-            <th scope="col" class="num">
-              Cache write
-            </th>
-            <th scope="col" class="num">
-              Reasoning
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {calls.map((c) => (
-            <tr key={c.id}>
-              <th scope="row">{c.attempt + 1}</th>
-              <td>{c.provider}</td>
-              <td>{c.model}</td>
-              <td>
-                <Status value={c.status} />
-              </td>
-              <td class="num">{c.http_status ?? "—"}</td>
-              <td>{c.finish_reason ?? "—"}</td>
-              <td class="num">{duration(c.ttfb_ms)}</td>
-              <td class="num">{duration(c.ttft_ms)}</td>
-              <td class="num">{duration(c.duration_ms)}</td>
-              <td class="num">{count(c.input_tokens)}</td>
-              <td class="num">{count(c.output_tokens)}</td>
-              <td class="num">{count(c.cache_read_tokens)}</td>
-              <td class="num">{count(c.cache_write_tokens)}</td>
-              <td class="num">{count(c.reasoning_tokens)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
-  );
+  return <DataTable caption="Provider calls" class="calls" columns={CALL_COLUMNS} rows={calls} rowKey={(c) => c.id} />;
 }

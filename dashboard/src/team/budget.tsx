@@ -2,7 +2,7 @@
 // budget refusals use (GET /teams/{id}/budget, docs/hosting.md#limits), as a
 // <meter> with the same numbers in words.
 import { useEffect, useState } from "preact/hooks";
-import type { Api } from "../api.ts";
+import { type Api, answer } from "../api.ts";
 import { formatNumber } from "../format.ts";
 import type { Budget } from "../types.ts";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
@@ -15,7 +15,7 @@ export function BudgetMeter({ api, teamId, version }: { api: Api; teamId: string
   useEffect(() => {
     let live = true;
     setError(undefined);
-    api.get<Budget>(`/teams/${encodeURIComponent(teamId)}/budget`).then(
+    answer(api.GET("/api/v1/teams/{team_id}/budget", { params: { path: { team_id: teamId } } })).then(
       (b) => live && setBudget(b),
       (e: unknown) => live && setError(errorText(e)),
     );

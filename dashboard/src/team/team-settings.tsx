@@ -1,7 +1,7 @@
 // A team's name and monthly token budget, edited in place (PATCH /teams/{id});
 // the API's messages show by their field and in an alert (ui/form.ts).
 import { useState } from "preact/hooks";
-import type { Api } from "../api.ts";
+import { type Api, answer } from "../api.ts";
 import type { Team } from "../types.ts";
 import { useApiForm } from "../ui/form.ts";
 import { ErrorNotice, StatusNotice } from "../ui/notice.tsx";
@@ -23,7 +23,7 @@ export function TeamSettings({ api, team, onSaved }: { api: Api; team: Team; onS
       return;
     }
     const ok = await form.run(async () => {
-      onSaved(await api.patch<Team>(`/teams/${encodeURIComponent(team.id)}`, checked.body));
+      onSaved(await answer(api.PATCH("/api/v1/teams/{team_id}", { params: { path: { team_id: team.id } }, body: checked.body })));
     }, "name");
     if (ok) setStatus("Team saved.");
   };

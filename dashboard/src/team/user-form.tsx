@@ -8,12 +8,8 @@ import { useApiForm } from "../ui/form.ts";
 import { ErrorNotice } from "../ui/notice.tsx";
 import { parseWhole, wholeText } from "./numbers.ts";
 
-export interface UserFields {
-  email?: string;
-  role: "admin" | "member";
-  requests_per_minute: number | null;
-  max_concurrent_runs: number | null;
-}
+/** What the form sends: the user's role and limits, and the email when adding. */
+export type UserFields = Pick<User, "role" | "requests_per_minute" | "max_concurrent_runs"> & { email?: string };
 
 const ROLES = [
   { value: "member", label: "Member" },

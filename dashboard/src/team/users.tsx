@@ -2,11 +2,12 @@
 // that opens under the user's row (PATCH /users/{id}), removal after a
 // confirmation (DELETE /users/{id}: their tokens stop working), and a form to add one.
 import { useCallback, useEffect, useState } from "preact/hooks";
-import type { Api } from "../api.ts";
+import { type Api, answer } from "../api.ts";
 import { formatNumber } from "../format.ts";
 import type { User } from "../types.ts";
 import { useConfirm } from "../ui/confirm.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
+import { type Column, DataTable, ExpandButton } from "../ui/table.tsx";
 import { type UserFields, UserForm } from "./user-form.tsx";
 
 export function TeamUsers({ api, teamId, selfId }: { api: Api; teamId: string; selfId: string | undefined }) {
@@ -15,15 +16,14 @@ export function TeamUsers({ api, teamId, selfId }: { api: Api; teamId: string; s
   const [status, setStatus] = useState("");
   const [editing, setEditing] = useState<string>();
   const [dialog, ask] = useConfirm();
-  const base = `/teams/${encodeURIComponent(teamId)}/users`;
 
   const reload = useCallback(
     () =>
-      api.get<{ users: User[] }>(base).then(
-        (answer) => setUsers(answer.users),
+      answer(api.GET("/api/v1/teams/{team_id}/users", { params: { path: { team_id: teamId } } })).then(
+        (a) => setUsers(a.users),
         (e: unknown) => setError(`Could not load the users: ${errorText(e)}`),
       ),
-    [api, base],
+    [api, teamId],
   );
   useEffect(() => {
     setUsers(undefined);
@@ -31,14 +31,17 @@ export function TeamUsers({ api, teamId, selfId }: { api: Api; teamId: string; s
     void reload();
   }, [reload]);
 
-  const add = async (body: UserFields) => {
-    const user = await api.post<User>(base, body);
+  // The add form always has an email (only the edit form leaves it out).
+  const add = async ({ email = "", ...body }: UserFields) => {
+    const user = await answer(
+      api.POST("/api/v1/teams/{team_id}/users", { params: { path: { team_id: teamId } }, body: { email, ...body } }),
+    );
     setStatus(`Added ${user.email}.`);
     await reload();
   };
   const save = async (user: User, body: UserFields) => {
     const { email: _email, ...patch } = body;
-    await api.patch<User>(`/users/${encodeURIComponent(user.id)}`, patch);
+    await api.PATCH("/api/v1/users/{user_id}", { params: { path: { user_id: user.id } }, body: patch });
     setEditing(undefined);
     setStatus(`Saved ${user.email}.`);
     await reload();
@@ -52,7 +55,7 @@ export function TeamUsers({ api, teamId, selfId }: { api: Api; teamId: string; s
     if (!ok) return;
     setError("");
     try {
-      await api.del(`/users/${encodeURIComponent(user.id)}`);
+      await api.DELETE("/api/v1/users/{user_id}", { params: { path: { user_id: user.id } } });
       setStatus(`Removed ${user.email}.`);
       await reload();
     } catch (e) {
@@ -60,69 +63,64 @@ export function TeamUsers({ api, teamId, selfId }: { api: Api; teamId: string; s
     }
   };
 
+  const limit = (n: number | null) => (n === null ? "no limit" : formatNumber(n));
+  const columns: Column<User>[] = [
+    {
+      header: "Email",
+      cell: (user) => (
+        <>
+          {user.email}
+          {user.id === selfId && <span class="sub"> (you)</span>}
+        </>
+      ),
+    },
+    { header: "Role", cell: (user) => user.role },
+    { header: "Requests per minute", numeric: true, cell: (user) => limit(user.requests_per_minute) },
+    { header: "Concurrent runs", numeric: true, cell: (user) => limit(user.max_concurrent_runs) },
+    {
+      header: "Actions",
+      cellClass: "row-actions",
+      cell: (user) => (
+        <>
+          <ExpandButton open={editing === user.id} onToggle={() => setEditing(editing === user.id ? undefined : user.id)}>
+            Edit<span class="visually-hidden"> {user.email}</span>
+          </ExpandButton>
+          <button type="button" class="danger" onClick={() => void remove(user)}>
+            Remove<span class="visually-hidden"> {user.email}</span>
+          </button>
+        </>
+      ),
+    },
+  ];
+
   return (
     <section aria-labelledby="team-users-title">
       <h3 id="team-users-title">Users</h3>
       <ErrorNotice>{error}</ErrorNotice>
       <StatusNotice>{users === undefined && !error ? "Loading users…" : status}</StatusNotice>
-      {users && users.length === 0 && <p class="empty">This team has no users yet.</p>}
-      {users && users.length > 0 && (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must be reachable by keyboard to scroll it
-        <section class="table-wrap" aria-label="Users of the team" tabIndex={0}>
-          <table class="users">
-            <caption>Users of the team</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col" class="num">
-                  Requests per minute
-                </th>
-                <th scope="col" class="num">
-                  Concurrent runs
-                </th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((user) => [
-                <tr key={user.id}>
-                  <th scope="row">
-                    {user.email}
-                    {user.id === selfId && <span class="sub"> (you)</span>}
-                  </th>
-                  <td>{user.role}</td>
-                  <td class="num">{user.requests_per_minute === null ? "no limit" : formatNumber(user.requests_per_minute)}</td>
-                  <td class="num">{user.max_concurrent_runs === null ? "no limit" : formatNumber(user.max_concurrent_runs)}</td>
-                  <td class="row-actions">
-                    <button
-                      type="button"
-                      aria-expanded={editing === user.id}
-                      onClick={() => setEditing(editing === user.id ? undefined : user.id)}
-                    >
-                      Edit<span class="visually-hidden"> {user.email}</span>
-                    </button>
-                    <button type="button" class="danger" onClick={() => void remove(user)}>
-                      Remove<span class="visually-hidden"> {user.email}</span>
-                    </button>
-                  </td>
-                </tr>,
-                editing === user.id && (
-                  <tr key={`${user.id}-edit`} class="details">
-                    <td colSpan={5}>
-                      <UserForm
-                        user={user}
-                        submitLabel="Save user"
-                        onSubmit={(body) => save(user, body)}
-                        onCancel={() => setEditing(undefined)}
-                      />
-                    </td>
-                  </tr>
-                ),
-              ])}
-            </tbody>
-          </table>
-        </section>
+      {users && (
+        <DataTable
+          caption="Users of the team"
+          class="users"
+          columns={columns}
+          rows={users}
+          rowKey={(user) => user.id}
+          empty="This team has no users yet."
+          detail={(user) =>
+            editing === user.id
+              ? {
+                  content: (
+                    <UserForm
+                      user={user}
+                      submitLabel="Save user"
+                      onSubmit={(body) => save(user, body)}
+                      onCancel={() => setEditing(undefined)}
+                    />
+                  ),
+                }
+              : undefined
+          }
+        />
       )}
       <h4>Add a user</h4>
       <p class="hint">They get no token yet: issue one on the Tokens page, or they ask an admin for one.</p>

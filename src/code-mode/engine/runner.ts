@@ -5,7 +5,7 @@ import type { ContentItem } from "./engine-types.ts";
 /** What the cell's isolate is given. */
 export interface CellLaunch {
   cellId: string;
-  /** The module text of `exec_main.mjs` (source.ts). */
+  /** The module text of `exec_main.mjs` (cell-source.ts). */
   moduleText: string;
   /** The enabled tools in order, by their `tools.*` name. */
   tools: { name: string; description: string }[];

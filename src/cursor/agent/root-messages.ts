@@ -152,12 +152,9 @@ function imageParts(root: RootMessage): ImageRootPart[] {
 function foreignImage(part: ImageRootPart): ImagePart | undefined {
   const dataUrl = /^data:([^;,]*)(?:;[^,]*)?;base64,(.*)$/s.exec(part.image);
   if (!dataUrl && /^[a-z][a-z0-9+.-]*:/i.test(part.image)) return undefined;
-  try {
-    const bytes = fromBase64(dataUrl ? dataUrl[2]! : part.image);
-    return bytes.length <= IMAGE_MAX_BYTES ? imagePartOf(bytes, dataUrl?.[1] || part.mimeType || part.mediaType) : undefined;
-  } catch {
-    return undefined;
-  }
+  const bytes = fromBase64(dataUrl ? dataUrl[2]! : part.image);
+  if (bytes === undefined || bytes.length > IMAGE_MAX_BYTES) return undefined;
+  return imagePartOf(bytes, dataUrl?.[1] || part.mimeType || part.mediaType);
 }
 
 function fromForeignRoot(root: RootMessage): ChatMessage[] {

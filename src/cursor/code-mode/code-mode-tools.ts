@@ -221,10 +221,6 @@ function toolResult(
 function imagePartOfUrl(url: string): ImagePart | undefined {
   const match = /^data:([^;,]*)((?:;[^;,]*)*);base64,(.*)$/s.exec(url);
   if (!match) return undefined;
-  try {
-    const bytes = fromBase64(match[3]!);
-    return bytes.byteLength <= IMAGE_MAX_BYTES ? imagePartOf(bytes, match[1]) : undefined;
-  } catch {
-    return undefined; // not base64
-  }
+  const bytes = fromBase64(match[3]!);
+  return bytes !== undefined && bytes.byteLength <= IMAGE_MAX_BYTES ? imagePartOf(bytes, match[1]) : undefined;
 }

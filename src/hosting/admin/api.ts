@@ -44,7 +44,9 @@ const DOCUMENT = {
   info: {
     title: "byok-edge admin API",
     version: "1",
-    description: 'Teams, users and tokens of a byok-edge deployment. Errors: the HTTP status and {"error": {"code", "message"}}.',
+    description:
+      'Teams, users and tokens of a byok-edge deployment. Errors: the HTTP status and {"error": {"code", "message", "fields"?}}; ' +
+      "fields: the refused fields of an invalid_argument, each {path, message}.",
   },
 };
 

@@ -19,6 +19,7 @@ import {
 import { type D1Db, d1, newId } from "../store/db.ts";
 import { ownedReach, requireCreator, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { invalidField } from "./admin-errors.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 import { teamDataKey } from "../keys/team-data-key.ts";
 
@@ -175,9 +176,10 @@ async function managed(principal: Parameters<typeof ownedReach>[0], db: D1Db, id
 /** base_url and headers as the outbound rules allow (docs/outbound-safety.md). */
 export function checkOutbound(env: AppEnv, baseUrl: string | undefined, headers: Record<string, string> | undefined): void {
   const urlProblem = baseUrl === undefined ? undefined : checkUpstreamUrl(baseUrl, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true");
-  if (urlProblem) throw new AppError("invalid_argument", `body.base_url: ${urlProblem}`);
+  if (urlProblem) throw invalidField("body.base_url", urlProblem);
   const headerProblem = headers ? checkCustomHeaders(headers) : undefined;
-  if (headerProblem) throw new AppError("invalid_argument", `body.${headerProblem}`);
+  // checkCustomHeaders says "headers: <why>"; the field is body.headers.
+  if (headerProblem) throw invalidField("body.headers", headerProblem.replace(/^headers: /, ""));
 }
 
 function credentialJson(row: CredentialRow) {

@@ -12,6 +12,7 @@ import { type D1Db, d1, newId } from "../store/db.ts";
 import { deleteModel, insertModel, type ModelPatch, type ModelRow, modelById, modelsVisibleTo, updateModel } from "../store/model-rows.ts";
 import { ownedReach, requireCreator, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { invalidField } from "./admin-errors.ts";
 import { checkOutbound, Headers, Scope } from "./credential-routes.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
@@ -200,7 +201,7 @@ async function usableCredential(
   );
   if (credential.teamId !== owner.teamId) throw new AppError("not_found", `credential ${credentialId} not found`);
   if (owner.scope === "team" && credential.scope !== "team") {
-    throw new AppError("invalid_argument", "body.credential_id: a team model needs a team credential, not a personal one");
+    throw invalidField("body.credential_id", "a team model needs a team credential, not a personal one");
   }
   if (owner.scope === "user" && credential.scope === "user" && credential.ownerUserId !== owner.ownerUserId) {
     throw new AppError("not_found", `credential ${credentialId} not found`);

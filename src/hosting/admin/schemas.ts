@@ -1,12 +1,26 @@
-// Schemas more than one admin resource uses: the error body, timestamps, path ids
-// and the error responses a route declares (docs/hosting.md#errors).
+// Schemas more than one admin resource uses: the error body (with the refused fields
+// of an invalid_argument), timestamps, path ids and the error responses a route
+// declares (docs/hosting.md#errors).
 import { z } from "@hono/zod-openapi";
+
+const FieldErrorSchema = z
+  .object({
+    path: z
+      .string()
+      .openapi({ description: 'Where: "body", "query", "path" or "header", then the field, joined by "."', example: "body.email" }),
+    message: z.string().openapi({ description: "Why, never the value", example: "Invalid email address" }),
+  })
+  .openapi("FieldError");
 
 const ErrorSchema = z
   .object({
     error: z.object({
       code: z.string().openapi({ example: "not_found" }),
       message: z.string().openapi({ example: "team team_0123456789abcdef01234567 not found" }),
+      fields: z
+        .array(FieldErrorSchema)
+        .optional()
+        .openapi({ description: "invalid_argument only, when it refuses particular fields: each of them; message names them all too" }),
     }),
   })
   .openapi("Error");

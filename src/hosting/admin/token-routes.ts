@@ -9,6 +9,7 @@ import { issueToken, liveTokenCount, revokeToken, type TokenRow, tokenById, toke
 import { activeUser } from "../store/user-rows.ts";
 import { userReach, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { invalidField } from "./admin-errors.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 /** Enough for every device and script of one person; more usually means tokens are not revoked. */
@@ -64,7 +65,7 @@ tokenRoutes.openapi(
     const now = Date.now();
     const user = within(await activeUser(db, user_id), (u) => userReach(c.var.principal, u), "view", `user ${user_id}`);
     const expiresAtMs = body.expires_at ? Date.parse(body.expires_at) : null;
-    if (expiresAtMs !== null && expiresAtMs <= now) throw new AppError("invalid_argument", "body.expires_at: must be in the future");
+    if (expiresAtMs !== null && expiresAtMs <= now) throw invalidField("body.expires_at", "must be in the future");
     if ((await liveTokenCount(db, user.id, now)) >= MAX_LIVE_TOKENS_PER_USER) {
       throw new AppError("resource_exhausted", `user ${user.id} already has ${MAX_LIVE_TOKENS_PER_USER} live tokens; revoke one first`);
     }

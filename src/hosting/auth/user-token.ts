@@ -1,7 +1,6 @@
 // The user token format: `byok_` + 32 random bytes in base64url (256 bits).
 // Only its SHA-256 is stored (docs/hosting.md#tokens).
-import { toBase64Url } from "../../core/bytes.ts";
-import { toHex } from "../../core/bytes.ts";
+import { toBase64Url, toHex } from "../../core/bytes.ts";
 
 const PREFIX = "byok_";
 const RANDOM_BYTES = 32;

@@ -67,6 +67,7 @@ function decodeKek(variable: KekVariable, value: string): Uint8Array {
     new AppError("failed_precondition", `${variable} is malformed: ${why}; it must be 32 random bytes in base64 (openssl rand -base64 32)`);
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) throw malformed("it is not base64");
   const raw = fromBase64(value);
+  if (raw === undefined) throw malformed("it is not base64");
   if (raw.length !== KEK_BYTES) {
     raw.fill(0);
     throw malformed(`it decodes to ${raw.length} bytes`);

@@ -55,6 +55,7 @@ export async function seal(key: CryptoKey, keyId: Uint8Array, context: readonly 
 export function parseEnvelope(text: string): Envelope | "malformed" | "unsupported-version" {
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return "malformed";
   const bytes = fromBase64(text);
+  if (bytes === undefined) return "malformed";
   if (bytes[0] !== VERSION) return bytes.length === 0 ? "malformed" : "unsupported-version";
   if (bytes.length < HEADER_BYTES + IV_BYTES + TAG_BYTES) return "malformed";
   return {

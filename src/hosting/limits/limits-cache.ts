@@ -2,7 +2,7 @@
 // budget), kept at most 5 s from when its lookup started, so a run start or a
 // provider call costs no D1 round trip most of the time (docs/hosting.md#limits).
 import type { LimitsRow } from "../store/limit-rows.ts";
-import { limitsNow } from "../../core/clock.ts";
+import { limitsNow } from "./clock.ts";
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;

@@ -1,6 +1,7 @@
 // The admin API's OpenAPI document (src/hosting/admin/api.ts), generated from the same
 // zod schemas that validate requests, is a valid OpenAPI 3.1 document
-// (checked by @readme/openapi-parser) with its errors and security described.
+// (checked by @readme/openapi-parser) with its errors (and their refused fields)
+// and security described.
 import { validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../../src/hosting/admin/api.ts";
@@ -27,5 +28,21 @@ describe("the OpenAPI document", () => {
     }
     expect(document.components?.securitySchemes?.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     expect(document.components?.schemas?.Error).toBeDefined();
+  });
+
+  it("describes the optional list of refused fields, each a path and a message, in the Error schema", () => {
+    const schemas = openApiDocument().components?.schemas ?? {};
+    expect(schemas.Error).toMatchObject({
+      properties: {
+        error: {
+          properties: { fields: { type: "array", items: { $ref: "#/components/schemas/FieldError" } } },
+          required: ["code", "message"],
+        },
+      },
+    });
+    expect(schemas.FieldError).toMatchObject({
+      properties: { path: { type: "string" }, message: { type: "string" } },
+      required: ["path", "message"],
+    });
   });
 });

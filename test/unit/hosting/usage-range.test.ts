@@ -1,6 +1,7 @@
 // The days a usage query covers (src/hosting/admin/usage-range.ts): ISO days or
 // timestamps read as UTC days, the current month by default, bounded ranges.
 import { describe, expect, it } from "vitest";
+import { FieldsError } from "../../../src/hosting/admin/admin-errors.ts";
 import { usageRange } from "../../../src/hosting/admin/usage-range.ts";
 import { AppError, Code } from "../../../src/core/errors.ts";
 
@@ -51,5 +52,15 @@ describe("usage range", () => {
     expect(usageRange({ from: "2024-01-01", to: "2024-12-31" }, NOW)).toEqual({ from: "2024-01-01", to: "2024-12-31" });
     expect(refusal({ from: "2024-01-01", to: "2025-01-01" }).message).toMatch(/367 days; at most 366/);
     expect(refusal({ from: "2020-01-01" }).code).toBe(Code.InvalidArgument);
+  });
+
+  it("names the refused parameter in the error's fields, and none for a range too long (docs/hosting.md#errors)", () => {
+    expect((refusal({ to: "soon" }) as FieldsError).fields).toEqual([
+      { path: "query.to", message: "expected an ISO day (2026-05-01) or timestamp (2026-05-01T12:00:00Z)" },
+    ]);
+    expect((refusal({ from: "2026-05-02", to: "2026-05-01" }) as FieldsError).fields).toEqual([
+      { path: "query.to", message: "is before query.from" },
+    ]);
+    expect(refusal({ from: "2024-01-01", to: "2025-01-01" })).not.toBeInstanceOf(FieldsError);
   });
 });

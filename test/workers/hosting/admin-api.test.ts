@@ -39,6 +39,35 @@ describe("admin API validation", () => {
     expect(message).not.toContain("not-an-email");
   });
 
+  it("lists every invalid field of a body in `fields` with its path and reason, the same problems the message names", async () => {
+    const team = await createTeam();
+    const res = await api<ApiError>("POST", `/api/v1/teams/${team.id}/users`, { body: { email: "not-an-email", role: "owner" } });
+    expectError(res, 400, "invalid_argument");
+    const { message, fields } = res.body.error;
+    expect(fields?.map((f) => f.path)).toEqual(["body.email", "body.role"]);
+    expect(fields?.[0]?.message).toBe("Invalid email address");
+    expect(fields?.[1]?.message).toMatch(/admin.*member/);
+    expect(message).toBe(fields?.map((f) => `${f.path}: ${f.message}`).join("; "));
+    expect(JSON.stringify(res.body)).not.toMatch(/not-an-email|owner/);
+  });
+
+  it("names a query parameter a route refuses after validation in `fields` as query.<name>", async () => {
+    const res = await api<ApiError>("GET", "/api/v1/runs?before=not-a-cursor");
+    expectError(res, 400, "invalid_argument", "query.before: not a cursor; pass the next_before of the previous page");
+    expect(res.body.error.fields).toEqual([{ path: "query.before", message: "not a cursor; pass the next_before of the previous page" }]);
+  });
+
+  it("has no `fields` when the problem is not one of particular fields", async () => {
+    for (const res of [
+      await api<ApiError>("POST", "/api/v1/teams", { body: "{not json" }),
+      await api<ApiError>("POST", "/api/v1/teams", { body: { name: "x".repeat(70 * 1024) } }),
+      await api<ApiError>("GET", "/api/v1/nothing-here"),
+    ]) {
+      expect(res.body.error.code).toMatch(/^(invalid_argument|not_found)$/);
+      expect(res.body.error).not.toHaveProperty("fields");
+    }
+  });
+
   it("refuses unknown fields, a missing body, malformed JSON and a body that is not JSON with invalid_argument", async () => {
     expectError(await api("POST", "/api/v1/teams", { body: { name: "x", colour: "red" } }), 400, "invalid_argument", /colour/);
     expectError(await api("POST", "/api/v1/teams", {}), 400, "invalid_argument");

@@ -163,10 +163,14 @@ describe("credentials", () => {
 
   it("refuses private base URLs unless allowed, reserved headers, and unknown fields, without echoing the key", async () => {
     const bare = (extra: Record<string, unknown>) =>
-      api("POST", "/api/v1/credentials", { token: memberA.token, body: credentialBody("user", extra) });
-    expect(expectError(await bare({ headers: { authorization: "Bearer x" } }), 400, "invalid_argument")).toContain('"authorization"');
+      api<ApiError>("POST", "/api/v1/credentials", { token: memberA.token, body: credentialBody("user", extra) });
+    const reserved = await bare({ headers: { authorization: "Bearer x" } });
+    expect(expectError(reserved, 400, "invalid_argument")).toContain('"authorization"');
+    expect(reserved.body.error.fields?.map((f) => f.path)).toEqual(["body.headers"]);
     expect(expectError(await bare({ headers: { "X-Api-Key": "x" } }), 400, "invalid_argument")).toContain('"x-api-key"');
-    expect(expectError(await bare({ base_url: "not a url" }), 400, "invalid_argument")).toContain("body.base_url");
+    const notUrl = await bare({ base_url: "not a url" });
+    expect(expectError(notUrl, 400, "invalid_argument")).toContain("body.base_url");
+    expect(notUrl.body.error.fields?.map((f) => f.path)).toEqual(["body.base_url"]);
     const unknown = await bare({ api_key: "sk-secret-do-not-echo", extra: true });
     expect(expectError(unknown, 400, "invalid_argument")).not.toContain("sk-secret-do-not-echo");
     expectError(await bare({ provider: "gemini" }), 400, "invalid_argument");

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { teamBudgetName, userLimiterName } from "../../../src/core/object-names.ts";
-import { setLimitsClock } from "../../../src/core/clock.ts";
+import { setLimitsClock } from "../../../src/hosting/limits/clock.ts";
 import type { TeamMonth } from "../../../src/hosting/limits/team-month.ts";
 import { admit, type UserWindow } from "../../../src/hosting/limits/user-window.ts";
 import { chatText, createScenario, withGates } from "../../support/fake-provider.ts";

@@ -164,7 +164,9 @@ describe("models", () => {
     expectError(await api("POST", "/api/v1/models", { token: memberA.token, body: body(otherCred.id, "user") }), 404, "not_found");
     expectError(await api("POST", "/api/v1/models", { token: admin.token, body: body(personalCred.id, "user") }), 404, "not_found");
     const adminPersonal = await storeCredential(admin.token, "user", "sk-admin-personal-1111");
-    expectError(await api("POST", "/api/v1/models", { token: admin.token, body: body(adminPersonal.id, "team") }), 400, "invalid_argument");
+    const onPersonal = await api<ApiError>("POST", "/api/v1/models", { token: admin.token, body: body(adminPersonal.id, "team") });
+    expectError(onPersonal, 400, "invalid_argument");
+    expect(onPersonal.body.error.fields?.map((f) => f.path)).toEqual(["body.credential_id"]);
     expectError(
       await api("POST", "/api/v1/models", { token: memberA.token, body: body("cred_000000000000000000000000", "user") }),
       404,

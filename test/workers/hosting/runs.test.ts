@@ -292,6 +292,8 @@ describe("runs API", () => {
         ["before=not-a-cursor!", /query\.before/],
         [`before=${btoa("hello")}`, /query\.before/],
         ["before=", /query\.before/],
+        // base64url characters that cannot be base64 (a length of 1 mod 4)
+        ["before=x", /query\.before/],
       ] as const) {
         expectError(await api("GET", `${path}?${query}`, { token: mine.token }), 400, "invalid_argument", message);
       }

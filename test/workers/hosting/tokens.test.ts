@@ -163,7 +163,11 @@ describe("user tokens", () => {
       body: { name: "old", expires_at: "2020-01-01T00:00:00Z" },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: "invalid_argument", message: "body.expires_at: must be in the future" });
+    expect(res.body.error).toEqual({
+      code: "invalid_argument",
+      message: "body.expires_at: must be in the future",
+      fields: [{ path: "body.expires_at", message: "must be in the future" }],
+    });
   });
 
   it("stops every token of a removed user", async () => {

@@ -1,5 +1,5 @@
 // aiserver.v1 services that the Cursor client calls but that its published
-// schema (which test/workers/cursor/proto-interop.test.ts checks against) does not list. The
+// schema (which test/workers/proto/proto-interop.test.ts checks against) does not list. The
 // wire shape here is the minimum byok-edge needs; the interop test lists these
 // messages as known to be absent from that schema.
 

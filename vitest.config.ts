@@ -86,6 +86,10 @@ export default defineConfig(async () => {
       exclude,
       testTimeout: 20_000,
       hookTimeout: 20_000,
+      // One workerd runner per vitest worker, reused for every file it runs (the plugin's
+      // `isolate: false`): D1 rows, DO storage and module state are not reset between files,
+      // so every test makes its own teams, users, conversations and ids (docs/testing.md#shared-runners).
+      isolate: false,
     },
   });
   const workers = workersProject("workers", ["test/workers/**/*.test.ts"], [], {
@@ -108,5 +112,8 @@ export default defineConfig(async () => {
       hookTimeout: 90_000,
     },
   };
-  return { test: { projects: [unit, fuzz, node, workers, continuation, codeMode] } };
+  // Two files at a time, whatever the core count (vitest's default is one fewer than the cores,
+  // so one on this 2-core machine): most of a file's time is waiting on its runtime, the fake
+  // provider or a real timer, not CPU.
+  return { test: { maxWorkers: 2, projects: [unit, fuzz, node, workers, continuation, codeMode] } };
 });

@@ -96,7 +96,8 @@ export default defineConfig(async () => {
     BYOK_CONTINUATION_WINDOW_MS: "0",
   });
   const continuation = workersProject("continuation", ["test/continuation/**/*.test.ts"], [], {});
-  const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000 } };
+  // Pure modules: the files share one Node worker (no module state, mocks or globals to reset).
+  const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000, isolate: false } };
   // Property-based fuzzing of the pure decoders and parsers, a bounded number of cases each
   // (docs/testing.md#fuzzing); `npm run fuzz` runs the same properties for longer.
   const fuzz = { test: { name: "fuzz", environment: "node", include: ["test/fuzz/**/*.test.ts"], testTimeout: 30_000 } };

@@ -86,13 +86,18 @@ export default defineConfig(async () => {
       exclude,
       testTimeout: 20_000,
       hookTimeout: 20_000,
+      // One workerd runner per vitest worker, reused for every file it runs (the plugin's
+      // `isolate: false`): D1 rows, DO storage and module state are not reset between files,
+      // so every test makes its own teams, users, conversations and ids (docs/testing.md#shared-runners).
+      isolate: false,
     },
   });
   const workers = workersProject("workers", ["test/workers/**/*.test.ts"], [], {
     BYOK_CONTINUATION_WINDOW_MS: "0",
   });
   const continuation = workersProject("continuation", ["test/continuation/**/*.test.ts"], [], {});
-  const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000 } };
+  // Pure modules: the files share one Node worker (no module state, mocks or globals to reset).
+  const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000, isolate: false } };
   // Property-based fuzzing of the pure decoders and parsers, a bounded number of cases each
   // (docs/testing.md#fuzzing); `npm run fuzz` runs the same properties for longer.
   const fuzz = { test: { name: "fuzz", environment: "node", include: ["test/fuzz/**/*.test.ts"], testTimeout: 30_000 } };
@@ -108,5 +113,8 @@ export default defineConfig(async () => {
       hookTimeout: 90_000,
     },
   };
-  return { test: { projects: [unit, fuzz, node, workers, continuation, differential] } };
+  // Two files at a time, whatever the core count (vitest's default is one fewer than the cores,
+  // so one on this 2-core machine): most of a file's time is waiting on its runtime, the fake
+  // provider or a real timer, not CPU.
+  return { test: { maxWorkers: 2, projects: [unit, fuzz, node, workers, continuation, differential] } };
 });

@@ -30,7 +30,8 @@ const upstreams: Upstream[] = [
   { name: "byok-edge over gRPC-web", url: edgeUrl, protocol: "grpc-web", token: edgeToken, leaseDropNoticedWithinMs: 8_000 },
 ];
 
-describe.each(upstreams)("the gRPC bridge in front of $name", (upstream) => {
+// Each test has its own session: all of them run at once, on every upstream (most of their time is the hosts' timers).
+describe.each(upstreams)("the gRPC bridge in front of $name", { concurrent: true }, (upstream) => {
   let bridge: Bridge;
   const client = () => createClient(CodeModeHost, createGrpcTransport({ baseUrl: bridge.url }));
 

@@ -1,9 +1,11 @@
 // Scenarios are written once and run against every target
 // (docs/code-mode.md#differential-suite). A scenario gets the target and a
 // small toolkit whose sessions, subscriptions and executions are cleaned up
-// when its test ends.
+// when its test ends. A file's scenarios run concurrently, on every target at
+// once: each has its own sessions, and most of their time is the hosts' timers.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
-import { describe, onTestFinished } from "vitest";
+import { aroundEach, describe, type TestContext } from "vitest";
 import type { WaitResponse } from "../../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { AT_ONCE_MS, bounded } from "./bounds.ts";
 import { type Execution, type ExecuteOptions, execute } from "./execute.ts";
@@ -46,6 +48,17 @@ interface ActiveWait {
   response: Promise<WaitResponse>;
   /** Its caller goes away. */
   drop(): void;
+}
+
+/** The test a toolkit call is made in (vitest's own `onTestFinished` cannot tell concurrent tests apart). */
+const currentTest = new AsyncLocalStorage<TestContext>();
+
+function onTestFinished(cleanup: () => unknown): void {
+  const test = currentTest.getStore();
+  if (!test) throw new Error("a scenario's toolkit was used outside of its test");
+  test.onTestFinished(async () => {
+    await cleanup();
+  });
 }
 
 function toolkit(target: Target): Scenario {
@@ -107,9 +120,16 @@ function toolkit(target: Target): Scenario {
   };
 }
 
-/** One `describe` per target (as `describe.each`, but a target that is not running is skipped). */
+/**
+ * One `describe` per target (as `describe.each`, but a target that is not running is skipped).
+ * The targets' describes and their tests run concurrently (vitest's `maxConcurrency`, 5 at a
+ * time in each); each test's toolkit calls are tied to it through `currentTest`.
+ */
 export function describeTargets(title: string, scenarios: (scenario: Scenario) => void): void {
   for (const target of codeModeTargets()) {
-    describe.skipIf(target.skipped !== undefined)(`${title} (on ${target.name})`, () => scenarios(toolkit(target)));
+    describe.skipIf(target.skipped !== undefined)(`${title} (on ${target.name})`, { concurrent: true }, () => {
+      aroundEach((runTest, test) => currentTest.run(test, runTest));
+      scenarios(toolkit(target));
+    });
   }
 }

@@ -164,9 +164,7 @@ describe("source analysis", () => {
 
   it("refuses static imports with Codex's text, naming the first one", async () => {
     expect(await errorOf(`import fs from "node:fs"; text(1)`)).toBe("Unsupported import in exec: node:fs");
-    expect(await errorOf(`import { a } from "./b.js"; import c from "d";`)).toBe(
-      "Unsupported import in exec: ./b.js",
-    );
+    expect(await errorOf(`import { a } from "./b.js"; import c from "d";`)).toBe("Unsupported import in exec: ./b.js");
     expect(await errorOf(`export * from "x"`)).toBe("Unsupported import in exec: x");
     expect(await errorOf(`export { a } from "y"`)).toBe("Unsupported import in exec: y");
   });

@@ -13,6 +13,7 @@
 // against the reference codex-code-mode-host and byok-edge under `wrangler dev`.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 export const TEST_TOKEN = "test-token";
 /** The operator's token in tests (test/support/admin-client.ts). */
@@ -23,6 +24,29 @@ const TEST_KEKS = { current: "pvcbkQrpcK2xsTIVC2XGamBlTyZiYGK0JaxFubadoM0=", pre
 const TEST_SEARCH_KEY = "tvly-test-search-key-never-logged-42";
 /** Short, so the search timeout test does not wait the production 10 s. */
 const TEST_SEARCH_TIMEOUT_MS = 2000;
+
+/** The order the projects' files are queued in (vitest's own is by project name). */
+const PROJECT_ORDER = ["continuation", "differential", "workers", "node", "fuzz", "unit"];
+/** Real 10–11 s timers, each bounded to 800 ms late. */
+const YIELD_TIMER_FILE = "/test/differential/code-mode/yield-timer.test.ts";
+
+/**
+ * Within a project, files keep vitest's order (failed, then slowest last time, else largest,
+ * first). `continuation` starts first, so that its runner's cold start (transforming the worker's
+ * module graph, which the workers project then finds cached) overlaps the differential suite,
+ * which mostly waits on timers. The yield-timer scenario heads the differential suite in every
+ * checkout (without timings a clean clone would queue it last, by size): its cells then start
+ * beside that one runner, not beside fuzzing, key generation or the workers project's two
+ * runners (a cell started 1 s late with three files starting beside it). The workers project's
+ * files stay together, so its runners are never stopped between them.
+ */
+class ProjectOrder extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) =>
+      PROJECT_ORDER.indexOf(spec.project.name) - (spec.moduleId.endsWith(YIELD_TIMER_FILE) ? 0.5 : 0);
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig(async () => {
   const d1Migrations = await readD1Migrations("./migrations/d1");
@@ -116,5 +140,13 @@ export default defineConfig(async () => {
   // Two files at a time, whatever the core count (vitest's default is one fewer than the cores,
   // so one on this 2-core machine): most of a file's time is waiting on its runtime, the fake
   // provider or a real timer, not CPU.
-  return { test: { maxWorkers: 2, projects: [unit, fuzz, node, workers, continuation, differential] } };
+  // A run asked to shuffle its files (docs/testing.md#shared-runners) keeps vitest's random order.
+  const shuffled = process.argv.some((arg) => arg.startsWith("--sequence.shuffle"));
+  return {
+    test: {
+      maxWorkers: 2,
+      sequence: shuffled ? {} : { sequencer: ProjectOrder },
+      projects: [unit, fuzz, node, workers, continuation, differential],
+    },
+  };
 });

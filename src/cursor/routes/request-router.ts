@@ -17,6 +17,8 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout>;
   /** A RunSSE waiting here is told at once of a client heartbeat on its request. */
   onHeartbeat: (() => void) | undefined;
+  /** This wait is a client heartbeat's append: a RunSSE that comes to wait after it hears of it too. */
+  heartbeat: boolean;
 }
 
 export interface ResolveOptions {
@@ -67,8 +69,11 @@ export class RequestRouter {
     if (known !== null) return { status: "routed", ...known };
     if (waitMs <= 0) return { status: "timeout" };
     if (this.#waiting >= ROUTE_WAITERS_MAX) return { status: "busy" };
-    // A heartbeat before seqno 0 is answered on the request's RunSSE at once, not after the gap.
-    if (heartbeat) for (const w of this.#waiters.get(requestId) ?? []) notify(w);
+    // A heartbeat before seqno 0 is answered on the request's RunSSE at once, not after the gap,
+    // whichever of the two reaches the router first (docs/protocol.md#heartbeats).
+    const waiting = [...(this.#waiters.get(requestId) ?? [])];
+    if (heartbeat) for (const w of waiting) notify(w);
+    const beatWaiting = waiting.some((w) => w.heartbeat);
     this.#waiting++;
     const route = await new Promise<Route | null>((resolve) => {
       const set = this.#waiters.get(requestId) ?? new Set<Waiter>();
@@ -77,6 +82,7 @@ export class RequestRouter {
         waitId,
         resolve,
         onHeartbeat,
+        heartbeat,
         timer: setTimeout(
           () => {
             set.delete(waiter);
@@ -87,6 +93,7 @@ export class RequestRouter {
         ),
       };
       set.add(waiter);
+      if (beatWaiting) notify(waiter);
     });
     this.#waiting--;
     return route === null ? { status: "timeout" } : { status: "routed", ...route };

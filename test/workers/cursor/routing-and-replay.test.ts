@@ -1,6 +1,6 @@
 // How RunSSE and concurrent BidiAppends find their conversation and each other:
 // seqno order, heartbeats across gaps, and replay to late and second subscribers.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { chatText, createScenario, withGates } from "../../support/fake-provider.ts";
 import { exports } from "cloudflare:workers";
 import { env, runInDurableObject } from "cloudflare:test";
@@ -11,6 +11,12 @@ import { AgentClientMessageSchema } from "../../../src/proto/gen/agent/v1/agent_
 import { BidiAppendRequestSchema } from "../../../src/proto/gen/aiserver/v1/aiserver_pb.ts";
 import { appendOk, BASE, nextSeqno, FrameReader, heartbeat, runRequest, startTurn, updateCase } from "../../support/cursor-client.ts";
 import { toHex } from "../../../src/core/bytes.ts";
+import type { RouterObject } from "../../../src/durable/router-object.ts";
+
+/** Calls waiting in the single user's router for a seqno 0. */
+function routerWaiting(): Promise<number> {
+  return runInDurableObject(env.ROUTER.getByName(routerName(LOCAL_PRINCIPAL_ID)), (router: RouterObject) => router.waitingCalls());
+}
 
 describe("routing appends and streams", () => {
   it("answers a heartbeat that arrives before seqno 0 once the run_request binds the request", async () => {
@@ -25,6 +31,21 @@ describe("routing appends and streams", () => {
     expect(await stream.end()).toEqual({});
     expect(stream.text()).toBe("ok");
     expect((await scenario.requests()).length).toBe(1);
+  });
+
+  it("answers a heartbeat that reached the router before its RunSSE as soon as the RunSSE arrives, and the run then completes", async () => {
+    const scenario = await createScenario([chatText(["after the beat"])]);
+    const requestId = crypto.randomUUID();
+    const before = await routerWaiting();
+    // The heartbeat at seqno 1 overtakes both the RunSSE and seqno 0: it waits at the router alone.
+    const beat = appendOk(requestId, 1, heartbeat());
+    await vi.waitFor(async () => expect(await routerWaiting()).toBeGreaterThan(before), { timeout: 5_000 });
+    const stream = await FrameReader.open(requestId);
+    await stream.until((f) => updateCase(f) === "heartbeat", "the server heartbeat before seqno 0");
+    await appendOk(requestId, 0, runRequest({ conversationId: crypto.randomUUID(), text: `beat first ${scenario.marker}` }));
+    await beat;
+    expect(await stream.end()).toEqual({});
+    expect(stream.text()).toBe("after the beat");
   });
 
   it("answers a heartbeat at once even when an earlier seqno is still missing", async () => {

@@ -32,6 +32,11 @@ export interface ModelCallInput {
   messages: ChatMessage[];
   tools: ToolDefinition[];
   signal: AbortSignal;
+  /**
+   * The provider failed after some of the answer's text reached the client (so the call is not
+   * retried): the text the client shows, for the history to keep (docs/providers.md#what-every-provider-gets).
+   */
+  onCutOff?: (text: string) => void;
 }
 
 export interface ModelCallResult {
@@ -62,7 +67,7 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
   const index = deps.store.nextProviderCallIndex(input.runId);
   let budgetLeftMs = input.model.retryBudgetMs ?? RETRY_BUDGET_MS;
   for (let attempt = 0; ; attempt++) {
-    const emitted = { any: false };
+    const emitted: Emitted = { any: false, text: "" };
     try {
       return await attemptCall(deps, input, index, attempt, emitted);
     } catch (caught) {
@@ -70,6 +75,7 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
         caught instanceof ProviderError && !isContextOverflow(caught)
           ? withVisionHint(withoutPromptQuotes(caught, promptTexts(input.messages)), input.model, input.messages)
           : caught;
+      if (emitted.text !== "" && err instanceof ProviderError && !input.signal.aborted) input.onCutOff?.(emitted.text);
       if (input.signal.aborted || emitted.any || attempt >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
       const plan = planRetry(attempt + 1, err, budgetLeftMs);
       if ("failure" in plan) throw plan.failure;
@@ -79,12 +85,18 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
   }
 }
 
+/** What of an attempt reached the client: anything, and the answer's text. */
+interface Emitted {
+  any: boolean;
+  text: string;
+}
+
 async function attemptCall(
   deps: ModelCallDeps,
   input: ModelCallInput,
   index: number,
   attempt: number,
-  emitted: { any: boolean },
+  emitted: Emitted,
 ): Promise<ModelCallResult> {
   const { store } = deps;
   const callId = attempt === 0 ? `${input.runId}:${index}` : `${input.runId}:${index}:retry-${attempt}`;
@@ -128,6 +140,7 @@ async function attemptCall(
     });
     return result;
   } catch (err) {
+    if (forward) emitted.text = stream.text;
     store.finishLlmCall(callId, {
       status: input.signal.aborted ? "cancelled" : "failed",
       error: err instanceof ProviderError ? err.message : input.signal.aborted ? "cancelled" : "internal error",
@@ -213,6 +226,11 @@ class StreamCollector {
         this.#finish = event.finish;
         return;
     }
+  }
+
+  /** The answer's text so far. */
+  get text(): string {
+    return this.#text;
   }
 
   result(): ModelCallResult {

@@ -43,6 +43,8 @@ import { withCodeMode } from "../code-mode/code-mode-tools.ts";
 
 /** A run that keeps calling tools stops here rather than looping forever. */
 const MAX_MODEL_CALLS_PER_RUN = 100;
+/** Ends an answer the provider cut off, so the next model call knows it was not finished. */
+const CUT_OFF_NOTE = "\n\n[This answer was cut off: the model provider's stream failed here.]";
 
 export type RunAction =
   | { kind: "user_message"; messageId: string; text: string; textBlobId?: Uint8Array; images?: readonly SelectedImage[] }
@@ -216,6 +218,11 @@ async function modelCycle(deps: RunDeps, input: RunInput, messages: ChatMessage[
       tools,
       cardFor: (name) => input.tools.find((t) => t.name === name)?.emptyCard(),
       signal,
+      // What the user saw stays in the history, so the next turn's model sees it too.
+      onCutOff: (text) =>
+        deps.store.appendMessages(input.conversationId, input.runId, [
+          { message: { role: "assistant", content: `${text}${CUT_OFF_NOTE}` } },
+        ]),
     });
     return { kind: "answered", result };
   } catch (error) {

@@ -132,7 +132,7 @@ export class Conversation {
     });
   }
 
-  /** Interrupted runs end like any run: their usage and provider calls into D1, their concurrency slot freed. */
+  /** Interrupted runs end like any run (failed, or completed when their answer was stored): usage and provider calls into D1, their concurrency slot freed. */
   async #settleInterrupted(interrupted: InterruptedRun[]): Promise<void> {
     await Promise.all(
       interrupted.map(async (run) => {
@@ -144,7 +144,7 @@ export class Conversation {
         } catch (err) {
           console.error("byok-edge: no prices for an interrupted run", run.runId, errorKind(err));
         }
-        await this.#recordRun(run, owner, "failed", run.usage, prices);
+        await this.#recordRun(run, owner, run.status, run.usage, prices);
       }),
     );
   }

@@ -51,6 +51,8 @@ export interface InterruptedRun {
   teamId: string | null;
   /** The provider's counts of the run's calls that reported any. */
   usage: Usage;
+  /** completed when the run's answer was already in the history (a restart in the checkpoint tail). */
+  status: "completed" | "failed";
 }
 
 export interface NewLlmCall {
@@ -212,15 +214,26 @@ export class ConversationStore {
         .filter((run) => !owned.has(run.runId));
       if (stuck.length === 0) return [];
       const ids = stuck.map((run) => run.runId);
-      tx.update(runs)
-        .set({
-          status: "failed",
-          finishedAtMs: now,
-          failureCode: "aborted",
-          failureMessage: "interrupted by a restart of the conversation object",
-        })
-        .where(and(inArray(runs.runId, ids), eq(runs.status, "running")))
-        .run();
+      // A run whose answer is stored had done all but send its last checkpoint: it completed.
+      const answered = new Set(ids.filter((id) => this.#endsWithAnswer(id)));
+      const failed = ids.filter((id) => !answered.has(id));
+      if (answered.size > 0) {
+        tx.update(runs)
+          .set({ status: "completed", finishedAtMs: now })
+          .where(and(inArray(runs.runId, [...answered]), eq(runs.status, "running")))
+          .run();
+      }
+      if (failed.length > 0) {
+        tx.update(runs)
+          .set({
+            status: "failed",
+            finishedAtMs: now,
+            failureCode: "aborted",
+            failureMessage: "interrupted by a restart of the conversation object",
+          })
+          .where(and(inArray(runs.runId, failed), eq(runs.status, "running")))
+          .run();
+      }
       cancelRunningCalls(tx, ids, now);
       tx.update(conversations).set({ activeRunId: null }).where(inArray(conversations.activeRunId, ids)).run();
       return stuck.map((run) => ({
@@ -230,8 +243,32 @@ export class ConversationStore {
         principal: run.principal ?? "",
         teamId: run.teamId ?? null,
         usage: callUsage(tx, run.runId),
+        status: answered.has(run.runId) ? ("completed" as const) : ("failed" as const),
       }));
     });
+  }
+
+  /** The run's last live message is the model's answer: text, no tool call waiting for a result. */
+  #endsWithAnswer(runId: string): boolean {
+    const row = this.db
+      .select({
+        seq: messages.seq,
+        messageKey: messages.messageKey,
+        payloadJson: messages.payloadJson,
+        payloadParts: messages.payloadParts,
+        toolCard: messages.toolCard,
+        toolCardParts: messages.toolCardParts,
+        mode: messages.mode,
+        role: messages.role,
+      })
+      .from(messages)
+      .where(and(eq(messages.runId, runId), isNull(messages.supersededByRunId)))
+      .orderBy(desc(messages.seq))
+      .limit(1)
+      .get();
+    if (row?.role !== "assistant") return false;
+    const message = this.#stored(row, null).message;
+    return message.role === "assistant" && !message.toolCalls?.length;
   }
 
   nextProviderCallIndex(runId: string): number {

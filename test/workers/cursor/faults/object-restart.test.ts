@@ -1,7 +1,8 @@
 // Fault suite: the conversation object restarts mid-run (an eviction or a deploy), played
 // by aborting the real Durable Object at each phase of a turn. The open RunSSE ends with
 // one `unavailable` (the edge adds it, src/cursor/routes/agent-routes.ts), the run is recovered as
-// failed when the object starts again (docs/architecture.md#run-recovery), and the shared
+// failed when the object starts again, or completed when its answer was already stored
+// (docs/architecture.md#run-recovery), and the shared
 // invariants hold: what the turn completed before the restart stays in the history.
 import { describe, expect, it } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
@@ -30,6 +31,8 @@ interface Phase {
   text: string;
   /** What the faulted turn leaves in the history after its user message. */
   kept: string[];
+  /** How the run is recorded once recovered. */
+  recorded: "failed" | "completed";
 }
 
 const textDelta = (reader: FrameReader) => reader.until((f) => updateCase(f) === "textDelta", "the first text");
@@ -41,6 +44,7 @@ const PHASES: Phase[] = [
     reach: (_r, scenario) => scenario.reached("stream"),
     text: "",
     kept: [],
+    recorded: "failed",
   },
   {
     what: "while the provider streams text",
@@ -48,6 +52,7 @@ const PHASES: Phase[] = [
     reach: async (reader, scenario) => Promise.all([scenario.reached("stream"), textDelta(reader)]),
     text: "early ",
     kept: [],
+    recorded: "failed",
   },
   {
     what: "during a tool round, the tool call unanswered",
@@ -56,6 +61,7 @@ const PHASES: Phase[] = [
     reach: (reader) => reader.until((f) => f.kind === "message" && f.message.message.case === "execServerMessage", "the tool call"),
     text: "",
     kept: ['assistant calls Read(read-1) {"path":"/a"}', "tool(read-1): Tool execution was interrupted before it returned a result."],
+    recorded: "failed",
   },
   {
     what: "in the checkpoint tail, a state blob unacknowledged",
@@ -67,32 +73,36 @@ const PHASES: Phase[] = [
     },
     text: "the whole answer",
     kept: ["assistant: the whole answer"],
+    recorded: "completed",
   },
 ];
 
 describe("fault suite: conversation object restart", () => {
-  it.each(PHASES)("an object that restarts $what ends the stream unavailable once, and the conversation goes on", async (phase) => {
-    const scenario = await createScenario([chatText(["first answer"]), phase.response, chatText([NEXT])]);
-    const conversationId = crypto.randomUUID();
-    const firstText = `first ${scenario.marker}`;
-    const first = await startTurn({ conversationId, text: firstText });
-    expect(await first.reader.end()).toEqual({});
+  it.each(PHASES)(
+    "an object that restarts $what ends the stream unavailable once, records the run $recorded, and the conversation goes on",
+    async (phase) => {
+      const scenario = await createScenario([chatText(["first answer"]), phase.response, chatText([NEXT])]);
+      const conversationId = crypto.randomUUID();
+      const firstText = `first ${scenario.marker}`;
+      const first = await startTurn({ conversationId, text: firstText });
+      expect(await first.reader.end()).toEqual({});
 
-    const text = `restart ${scenario.marker}`;
-    const { reader } = await startTurn({ conversationId, text }, phase.behaviour);
-    await phase.reach(reader, scenario);
-    await runInDurableObject(env.CONVERSATION.getByName(conversationName(LOCAL_PRINCIPAL_ID, conversationId)), (_instance, state) => {
-      state.abort("simulated eviction");
-    }).catch(() => undefined);
-    expect((await reader.end()).error?.code).toBe("unavailable");
-    expect(reader.text()).toBe(phase.text);
-    expect(await runStatuses(conversationId)).toEqual(["completed", "failed"]);
-    await checkAfterFault({
-      conversationId,
-      scenario,
-      ended: [first.reader, reader],
-      history: [`user: ${firstText}`, "assistant: first answer", `user: ${text}`, ...phase.kept],
-      nextAnswer: NEXT,
-    });
-  });
+      const text = `restart ${scenario.marker}`;
+      const { reader } = await startTurn({ conversationId, text }, phase.behaviour);
+      await phase.reach(reader, scenario);
+      await runInDurableObject(env.CONVERSATION.getByName(conversationName(LOCAL_PRINCIPAL_ID, conversationId)), (_instance, state) => {
+        state.abort("simulated eviction");
+      }).catch(() => undefined);
+      expect((await reader.end()).error?.code).toBe("unavailable");
+      expect(reader.text()).toBe(phase.text);
+      expect(await runStatuses(conversationId)).toEqual(["completed", phase.recorded]);
+      await checkAfterFault({
+        conversationId,
+        scenario,
+        ended: [first.reader, reader],
+        history: [`user: ${firstText}`, "assistant: first answer", `user: ${text}`, ...phase.kept],
+        nextAnswer: NEXT,
+      });
+    },
+  );
 });

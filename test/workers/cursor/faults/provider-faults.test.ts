@@ -19,6 +19,9 @@ import { checkAfterFault } from "./support/invariants.ts";
 const ATTEMPTS = 4;
 const NEXT = "the next answer";
 
+/** The history line of an answer the provider cut off after `text` reached the client. */
+const cutOff = (text: string) => `assistant: ${text}\n\n[This answer was cut off: the model provider's stream failed here.]`;
+
 const times = (count: number, response: ScriptedResponse) => Array.from({ length: count }, () => response);
 
 /** One faulted turn then the checker; `attempts` provider requests are the faulted turn's. */
@@ -33,12 +36,12 @@ async function faultedTurn(opts: { responses: ScriptedResponse[]; attempts: numb
 }
 
 describe.concurrent("fault suite: provider", () => {
-  it("a provider that cuts its stream after some text fails the turn once, and the conversation goes on", async () => {
+  it("a provider that cuts its stream after some text fails the turn once, keeps the text the client showed in the history marked as cut off, and the conversation goes on", async () => {
     const cut = cutAfter(chatText(["partial ", "answer ", "never sent"]), 3);
     const turn = await faultedTurn({ responses: [cut], attempts: 1, tag: "cut" });
     expect(turn.end.error?.code).toBe("unavailable");
     expect(turn.reader.text()).toBe("partial answer ");
-    await checkAfterFault({ ...turn, ended: [turn.reader], history: [`user: ${turn.text}`], nextAnswer: NEXT });
+    await checkAfterFault({ ...turn, ended: [turn.reader], history: [`user: ${turn.text}`, cutOff("partial answer ")], nextAnswer: NEXT });
   });
 
   it("a provider that cuts its stream before any text is retried, and the turn completes", async () => {
@@ -100,12 +103,13 @@ describe.concurrent("fault suite: provider", () => {
     },
     { what: "binary noise", steps: [{ raw: "\u0000\u00ff\u0013data\u0000: \r\r\n\n\u0007" }], attempts: ATTEMPTS, text: "" },
   ])(
-    "a provider that sends $what fails the turn with a provider error, and the conversation goes on",
+    "a provider that sends $what fails the turn with a provider error, keeps any text the client showed, and the conversation goes on",
     async (c) => {
       const turn = await faultedTurn({ responses: times(c.attempts, { steps: c.steps }), attempts: c.attempts, tag: "garbage" });
       expect(turn.end.error?.code).toBe("unavailable");
       expect(turn.reader.text()).toBe(c.text);
-      await checkAfterFault({ ...turn, ended: [turn.reader], history: [`user: ${turn.text}`], nextAnswer: NEXT });
+      const kept = c.text === "" ? [] : [cutOff(c.text)];
+      await checkAfterFault({ ...turn, ended: [turn.reader], history: [`user: ${turn.text}`, ...kept], nextAnswer: NEXT });
     },
     30_000,
   );

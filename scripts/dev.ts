@@ -1,11 +1,12 @@
 // `npm run dev [-- wrangler flags]`: wrangler dev with the project's defaults,
-// offline, with local D1 migrations applied first. Starts without .dev.vars too,
-// and says what to configure.
+// offline, with local D1 migrations applied first. The first run writes .dev.vars
+// with fresh secrets and says how to sign in (scripts/dev-vars.ts).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { experimental_readRawConfig } from "wrangler";
+import { firstRunBanner, writeDevVarsOnce } from "./dev-vars.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const wrangler = resolve(root, "node_modules/.bin/wrangler");
@@ -18,14 +19,15 @@ const env = {
 };
 
 const devVarsPath = resolve(root, ".dev.vars");
+const firstToken = writeDevVarsOnce(devVarsPath);
 const devVars = existsSync(devVarsPath) ? parseEnv(readFileSync(devVarsPath, "utf8")) : {};
 if (!devVars.BYOK_TOKEN && !devVars.ADMIN_TOKEN) {
   console.warn(
     [
       `byok-edge: ${existsSync(devVarsPath) ? ".dev.vars sets neither BYOK_TOKEN nor ADMIN_TOKEN" : "no .dev.vars found"}.`,
       "The server starts, but refuses every request until you configure it:",
-      "  cp .dev.vars.example .dev.vars   # then set BYOK_TOKEN and BYOK_MODELS (one user),",
-      "                                   # or ADMIN_TOKEN and KEY_ENCRYPTION_KEY (teams: docs/hosting.md)",
+      "  set BYOK_TOKEN in .dev.vars (one user; .dev.vars.example describes every setting),",
+      "  or ADMIN_TOKEN and KEY_ENCRYPTION_KEY (teams: docs/hosting.md)",
       "",
     ].join("\n"),
   );
@@ -58,6 +60,15 @@ function writeDevConfig(): string {
 }
 
 const hasIp = args.some((a) => a === "--ip" || a.startsWith("--ip="));
+if (firstToken !== undefined)
+  console.log(firstRunBanner(`http://${flagValue("--ip") ?? "127.0.0.1"}:${flagValue("--port") ?? "8787"}`, firstToken));
+
+/** The value of a wrangler flag given after `--`, as `--flag value` or `--flag=value`. */
+function flagValue(flag: string): string | undefined {
+  const at = args.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (at < 0) return undefined;
+  return args[at]!.includes("=") ? args[at]!.slice(flag.length + 1) : args[at + 1];
+}
 const child = spawn(wrangler, ["dev", ...(hasIp ? [] : ["--ip", "127.0.0.1"]), ...config, ...args], { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

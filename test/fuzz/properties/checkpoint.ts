@@ -34,7 +34,8 @@ const chatMessage: fc.Arbitrary<ChatMessage> = fc.oneof(
       toolCalls: fc.array(toolCall, { maxLength: 3 }),
       replay: fc.record({
         provider: fc.constantFrom("anthropic" as const, "openai-responses" as const),
-        data: fc.jsonValue({ maxDepth: 2 }),
+        // As stored: JSON text holds no -0, which fc.jsonValue can make and JSON turns into 0.
+        data: fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.parse(JSON.stringify(value)) as unknown),
       }),
     },
     { requiredKeys: ["role", "content"] },

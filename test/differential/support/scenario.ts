@@ -126,8 +126,17 @@ function toolkit(target: Target): Scenario {
  * time in each); each test's toolkit calls are tied to it through `currentTest`.
  */
 export function describeTargets(title: string, scenarios: (scenario: Scenario) => void): void {
+  describeEachTarget(title, scenarios, true);
+}
+
+/** The same, one scenario at a time, target after target. */
+export function describeTargetsInTurn(title: string, scenarios: (scenario: Scenario) => void): void {
+  describeEachTarget(title, scenarios, false);
+}
+
+function describeEachTarget(title: string, scenarios: (scenario: Scenario) => void, concurrent: boolean): void {
   for (const target of codeModeTargets()) {
-    describe.skipIf(target.skipped !== undefined)(`${title} (on ${target.name})`, { concurrent: true }, () => {
+    describe.skipIf(target.skipped !== undefined)(`${title} (on ${target.name})`, { concurrent }, () => {
       aroundEach((runTest, test) => currentTest.run(test, runTest));
       scenarios(toolkit(target));
     });

@@ -51,10 +51,13 @@ describeTargets("yield, wait and terminate", ({ target, open, execute, subscribe
     const session = await open();
     expect(observed(await execute(session, FOREVER, { yieldTimeMs: 1 }).outcome())).toEqual(yielded("1"));
     // Sent together, either may arrive first: the second is refused at once and the first keeps observing.
-    const { refused, active } = await concurrentWaits(session, "1", [100, 60_000]);
+    // The short one outlasts "at once" (AT_ONCE_MS), so it cannot end before the other is refused: with
+    // 100 ms, a loaded host admitted the second wait only after the first had ended, and both succeeded.
+    const short = AT_ONCE_MS + 1_000;
+    const { refused, active } = await concurrentWaits(session, "1", [short, 60_000]);
     expect(refused).toEqual({ code: Code.FailedPrecondition, message: "exec cell 1 already has an active observer" });
-    // The 100 ms wait ends at its own yield time; the long one is ended early.
-    if (active.yieldTimeMs !== 100) await yieldWait(session.id, active.waitId);
+    // The short wait ends at its own yield time; the long one is ended early.
+    if (active.yieldTimeMs !== short) await yieldWait(session.id, active.waitId);
     expect(waited(await active.response)).toEqual(live(yielded("1")));
     expect(await terminate(session, "1")).toEqual(live(terminated("1")));
   });

@@ -12,12 +12,13 @@
 // (test/differential, docs/code-mode.md#differential-suite), the same scenarios
 // against the reference codex-code-mode-host and byok-edge under `wrangler dev`.
 //
-// `npm test` takes about 3 min on this 2-core machine (docs/testing.md#run-time).
+// `npm test` takes about 2 min on this 2-core machine in a clean clone, 2½–3 min under load
+// (docs/testing.md#run-time).
 // Two files run at a time, queued by `ProjectOrder`. The workers and continuation projects
 // share one workerd runner per vitest worker across files (`isolate: false`), so D1 rows,
 // Durable Object storage and module state outlive a file: a test makes its own rows with fresh
 // ids and never relies on an empty table (docs/testing.md#shared-runners). The differential
-// suite runs each file's scenarios concurrently.
+// suite runs each file's scenarios concurrently (tools.test.ts's one at a time).
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";

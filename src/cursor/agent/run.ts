@@ -4,7 +4,7 @@
 import type { AgentServerMessage, ConversationStateStructure, RequestContext, SelectedImage } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../../proto/frames.ts";
 import { AppError } from "../../core/errors.ts";
-import type { ConversationStore, NewMessage } from "../store/conversation-store.ts";
+import { type ConversationStore, isAnswer, type NewMessage } from "../store/conversation-store.ts";
 import {
   addUsage,
   emptyUsage,
@@ -388,7 +388,7 @@ async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestCo
   if (input.action.kind === "resume" && !pendingCalls(store, input.conversationId)) {
     items.push(...(await contextItems(store, input.conversationId, context)));
   }
-  if (input.action.kind === "resume" && endsWithAnswer(store.history(input.conversationId).at(-1)?.message)) {
+  if (input.action.kind === "resume" && isAnswer(store.history(input.conversationId).at(-1)?.message)) {
     // Stored once, so later calls of this run (and later turns) see the same prefix.
     items.push({ message: { role: "user", content: RESUME_NUDGE }, messageKey: `resume:${input.runId}` });
   }
@@ -403,10 +403,6 @@ async function contextItems(store: ConversationStore, conversationId: string, co
 }
 
 const RESUME_NUDGE = "Continue from where you left off.";
-
-function endsWithAnswer(message: ChatMessage | undefined): boolean {
-  return message?.role === "assistant" && !message.toolCalls?.length;
-}
 
 /** The summary that replaced earlier history, for the checkpoint's summary fields. */
 function summaryOf(store: ConversationStore, conversationId: string) {

@@ -251,24 +251,13 @@ export class ConversationStore {
   /** The run's last live message is the model's answer: text, no tool call waiting for a result. */
   #endsWithAnswer(runId: string): boolean {
     const row = this.db
-      .select({
-        seq: messages.seq,
-        messageKey: messages.messageKey,
-        payloadJson: messages.payloadJson,
-        payloadParts: messages.payloadParts,
-        toolCard: messages.toolCard,
-        toolCardParts: messages.toolCardParts,
-        mode: messages.mode,
-        role: messages.role,
-      })
+      .select({ ...MESSAGE_ROW, role: messages.role })
       .from(messages)
       .where(and(eq(messages.runId, runId), isNull(messages.supersededByRunId)))
       .orderBy(desc(messages.seq))
       .limit(1)
       .get();
-    if (row?.role !== "assistant") return false;
-    const message = this.#stored(row, null).message;
-    return message.role === "assistant" && !message.toolCalls?.length;
+    return row?.role === "assistant" && isAnswer(this.#stored(row, null).message);
   }
 
   nextProviderCallIndex(runId: string): number {
@@ -361,16 +350,7 @@ export class ConversationStore {
 
   #readHistory(conversationId: string): StoredMessage[] {
     return this.db
-      .select({
-        seq: messages.seq,
-        messageKey: messages.messageKey,
-        payloadJson: messages.payloadJson,
-        payloadParts: messages.payloadParts,
-        toolCard: messages.toolCard,
-        toolCardParts: messages.toolCardParts,
-        mode: messages.mode,
-        requestId: runs.requestId,
-      })
+      .select({ ...MESSAGE_ROW, requestId: runs.requestId })
       .from(messages)
       .leftJoin(runs, eq(runs.runId, messages.runId))
       .where(and(eq(messages.conversationId, conversationId), isNull(messages.supersededByRunId)))
@@ -594,6 +574,22 @@ function imagesOf(message: ChatMessage): ImagePart[] {
 function withImageData(message: ChatMessage, data: (index: number) => string): ChatMessage {
   if (message.role !== "user" && message.role !== "tool") return message;
   return { ...message, images: imagesOf(message).map((image, index) => ({ ...image, data: data(index) })) };
+}
+
+/** The columns a stored message is read back from (#stored). */
+const MESSAGE_ROW = {
+  seq: messages.seq,
+  messageKey: messages.messageKey,
+  payloadJson: messages.payloadJson,
+  payloadParts: messages.payloadParts,
+  toolCard: messages.toolCard,
+  toolCardParts: messages.toolCardParts,
+  mode: messages.mode,
+};
+
+/** The model's answer: an assistant message with no tool call waiting for a result. */
+export function isAnswer(message: ChatMessage | undefined): boolean {
+  return message?.role === "assistant" && !message.toolCalls?.length;
 }
 
 type MessageRow = Pick<

@@ -34,9 +34,8 @@ if (!devVars.BYOK_TOKEN && !devVars.ADMIN_TOKEN) {
 }
 
 // The same persistence folder for the migrations and the server.
-const persistIndex = args.findIndex((a) => a === "--persist-to" || a.startsWith("--persist-to="));
-const persist =
-  persistIndex < 0 ? [] : args[persistIndex]!.includes("=") ? [args[persistIndex]!] : [args[persistIndex]!, args[persistIndex + 1] ?? ""];
+const persistTo = flagValue("--persist-to");
+const persist = persistTo === undefined ? [] : ["--persist-to", persistTo];
 const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "byok-edge", "--local", ...persist], {
   cwd: root,
   env: { ...env, CI: "true" },
@@ -59,16 +58,20 @@ function writeDevConfig(): string {
   return path;
 }
 
-const hasIp = args.some((a) => a === "--ip" || a.startsWith("--ip="));
-if (firstToken !== undefined)
-  console.log(firstRunBanner(`http://${flagValue("--ip") ?? "127.0.0.1"}:${flagValue("--port") ?? "8787"}`, firstToken));
+const ip = flagValue("--ip");
+if (firstToken !== undefined) console.log(firstRunBanner(`http://${ip ?? "127.0.0.1"}:${flagValue("--port") ?? "8787"}`, firstToken));
 
 /** The value of a wrangler flag given after `--`, as `--flag value` or `--flag=value`. */
 function flagValue(flag: string): string | undefined {
   const at = args.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
   if (at < 0) return undefined;
-  return args[at]!.includes("=") ? args[at]!.slice(flag.length + 1) : args[at + 1];
+  return args[at]!.includes("=") ? args[at]!.slice(flag.length + 1) : (args[at + 1] ?? "");
 }
-const child = spawn(wrangler, ["dev", ...(hasIp ? [] : ["--ip", "127.0.0.1"]), ...config, ...args], { cwd: root, env, stdio: "inherit" });
+
+const child = spawn(wrangler, ["dev", ...(ip === undefined ? ["--ip", "127.0.0.1"] : []), ...config, ...args], {
+  cwd: root,
+  env,
+  stdio: "inherit",
+});
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -40,7 +40,7 @@ export function fromBase64(text: string): Uint8Array | undefined {
 }
 
 /** Standard base64 without padding, as Connect encodes binary error details. */
-export function base64NoPadding(bytes: Uint8Array): string {
+export function toBase64NoPadding(bytes: Uint8Array): string {
   return base64Encode(bytes, "std_raw");
 }
 

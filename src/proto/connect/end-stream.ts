@@ -1,7 +1,7 @@
 // The Connect end-stream payload: JSON `{}` on success, or `{"error":{...}}`.
 // Cursor fails with "invalid wire type" if this JSON arrives in a message frame,
 // so it only ever travels with FLAG_END_STREAM.
-import { base64NoPadding } from "../../core/bytes.ts";
+import { toBase64NoPadding } from "../../core/bytes.ts";
 import { type AppError, type CodeName, codeName, errorDetails } from "../../core/errors.ts";
 import { encodeEnvelope, FLAG_END_STREAM } from "./envelope.ts";
 
@@ -14,7 +14,7 @@ function endStreamToJson(error?: AppError): EndStreamJson {
   const body: NonNullable<EndStreamJson["error"]> = { code: codeName(error) };
   if (error.rawMessage) body.message = error.rawMessage;
   const details = errorDetails(error);
-  if (details.length > 0) body.details = details.map((d) => ({ type: d.type, value: base64NoPadding(d.value) }));
+  if (details.length > 0) body.details = details.map((d) => ({ type: d.type, value: toBase64NoPadding(d.value) }));
   return { error: body };
 }
 

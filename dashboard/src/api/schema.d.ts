@@ -1064,6 +1064,10 @@ export interface paths {
           content: {
             "application/json": {
               models: components["schemas"]["Model"][];
+              /** @description The single user (BYOK_TOKEN) only: its BYOK_MODELS entries, read-only (set in .dev.vars or as a secret) */
+              configured?: components["schemas"]["ConfiguredModel"][];
+              /** @description The single user only: why a BYOK_MODELS entry is left out (never its key) */
+              configured_problems?: string[];
             };
           };
         };
@@ -2118,6 +2122,15 @@ export interface components {
        * @example 2.5
        */
       price_cache_write_per_mtok?: number | null;
+    };
+    ConfiguredModel: {
+      name: string;
+      provider: string;
+      base_url: string;
+      model: string;
+      context_window: number;
+      vision: boolean;
+      code_mode: boolean;
     };
     PatchModel: {
       /** @example gpt-team */

@@ -100,8 +100,7 @@ export class Conversation {
     this.#limits ??= limitsFor(this.#env, { id: this.#principal, teamId: this.#teamId });
     // Before the session sees the append, so planRun reads the principal's models synchronously.
     // Concurrent appends await the same load, so they reach the session in their order.
-    const catalog = modelCatalogFor(this.#env, { id: input.principal, teamId: this.#teamId });
-    this.#catalog = catalog instanceof Promise ? await catalog : catalog;
+    this.#catalog = await modelCatalogFor(this.#env, { id: input.principal, teamId: this.#teamId });
     return this.#session.append(input);
   }
 

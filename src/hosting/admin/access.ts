@@ -4,6 +4,9 @@
 // only for what the caller can see but not change.
 import type { Principal } from "../auth/principal.ts";
 import { AppError } from "../../core/errors.ts";
+import type { Role } from "../store/schema/accounts.ts";
+import { LOCAL_PRINCIPAL_ID, LOCAL_TEAM_ID } from "../store/local-account.ts";
+import { invalidField } from "./admin-errors.ts";
 
 /** manage: operator or the team's admin; view: a member of the team; none: anyone else. */
 type Reach = "manage" | "view" | "none";
@@ -46,24 +49,50 @@ export interface Owned {
   ownerUserId: string | null;
 }
 
+/** Whose credentials and models a principal keeps: a user's, or the single user's own one-user team's. */
+export interface Account {
+  id: string;
+  teamId: string;
+  role: Role;
+}
+
+const LOCAL_ACCOUNT: Account = { id: LOCAL_PRINCIPAL_ID, teamId: LOCAL_TEAM_ID, role: "member" };
+
+function accountOf(principal: Principal): Account | undefined {
+  if (principal.kind === "user") return { id: principal.id, teamId: principal.teamId, role: principal.role };
+  return principal.kind === "local" ? LOCAL_ACCOUNT : undefined;
+}
+
 /**
  * A credential or model: a personal one is seen and changed by its owner alone (and the
  * operator), not even by the team's admins; a team one is seen by the team, changed by its admins.
  */
 export function ownedReach(principal: Principal, item: Owned): Reach {
   if (principal.kind === "operator") return "manage";
-  if (principal.kind !== "user" || principal.teamId !== item.teamId) return "none";
-  if (item.scope === "team") return principal.role === "admin" ? "manage" : "view";
-  return item.ownerUserId === principal.id ? "manage" : "none";
+  const account = accountOf(principal);
+  if (!account || account.teamId !== item.teamId) return "none";
+  if (item.scope === "team") return account.role === "admin" ? "manage" : "view";
+  return item.ownerUserId === account.id ? "manage" : "none";
 }
 
-/** Who creates a credential or model of `scope`: a team's user; scope "team" only its admins. */
-export function requireCreator(principal: Principal, scope: "user" | "team", what: string): Extract<Principal, { kind: "user" }> {
-  if (principal.kind !== "user") {
+/** Who creates a credential or model of `scope`: a team's user or the single user; scope "team" only a team's admins. */
+export function requireCreator(principal: Principal, scope: "user" | "team", what: string): Account {
+  const account = accountOf(principal);
+  if (!account) {
     throw new AppError("permission_denied", `${what}s belong to a team's users; create them with a user token (byok_…)`);
   }
-  if (scope === "team" && principal.role !== "admin") {
+  if (scope === "team" && principal.kind === "local") {
+    throw invalidField("body.scope", `the single user (BYOK_TOKEN) has no team: create the ${what} with scope "user"`);
+  }
+  if (scope === "team" && account.role !== "admin") {
     throw new AppError("permission_denied", `only an admin of the team can create a team ${what}; members create scope "user"`);
   }
-  return principal;
+  return account;
+}
+
+/** The credentials and models a principal lists: its own account's, or (the operator) every team's or one's. */
+export function visibleScope(principal: Principal, teamId: string | undefined): { userId: string; teamId: string } | { teamId?: string } {
+  const account = accountOf(principal);
+  if (account) return { userId: account.id, teamId: account.teamId };
+  return teamId ? { teamId } : {};
 }

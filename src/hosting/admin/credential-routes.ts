@@ -17,7 +17,8 @@ import {
   replaceCredentialKey,
 } from "../store/credential-rows.ts";
 import { type D1Db, d1, newId } from "../store/db.ts";
-import { ownedReach, requireCreator, within } from "./access.ts";
+import { ensureLocalAccount } from "../store/local-account.ts";
+import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
@@ -78,6 +79,7 @@ credentialRoutes.openapi(
     checkOutbound(c.env, body.base_url, body.headers);
     const db = d1(c.env.DB);
     const now = Date.now();
+    if (c.var.principal.kind === "local") await ensureLocalAccount(db, now);
     const id = newId("cred");
     const dataKey = await teamDataKey(c.env, db, user.teamId);
     const row: CredentialRow = {
@@ -114,14 +116,8 @@ credentialRoutes.openapi(
     responses: { 200: json(z.object({ credentials: z.array(CredentialSchema) }), "The credentials"), ...errorResponses() },
   }),
   async (c) => {
-    const principal = c.var.principal;
-    const db = d1(c.env.DB);
     const { team_id } = c.req.valid("query");
-    if (principal.kind === "local") return c.json({ credentials: [] }, 200);
-    const rows = await credentialsVisibleTo(
-      db,
-      principal.kind === "user" ? { userId: principal.id, teamId: principal.teamId } : { ...(team_id && { teamId: team_id }) },
-    );
+    const rows = await credentialsVisibleTo(d1(c.env.DB), visibleScope(c.var.principal, team_id));
     return c.json({ credentials: rows.map(credentialJson) }, 200);
   },
 );

@@ -4,13 +4,13 @@
 // are the team's, changed by its admins. A name is unique within what one user sees.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Principal } from "../auth/principal.ts";
-import { DEFAULT_CONTEXT_WINDOW } from "../config/byok-models.ts";
+import { DEFAULT_CONTEXT_WINDOW, modelCatalogFromEnv } from "../config/byok-models.ts";
 import { forgetModelCatalogs } from "../config/principal-models.ts";
 import { AppError } from "../../core/errors.ts";
 import { type CredentialRow, credentialById } from "../store/credential-rows.ts";
 import { type D1Db, d1, newId } from "../store/db.ts";
 import { deleteModel, insertModel, type ModelPatch, type ModelRow, modelById, modelsVisibleTo, updateModel } from "../store/model-rows.ts";
-import { ownedReach, requireCreator, within } from "./access.ts";
+import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { checkOutbound, Headers, Scope } from "./credential-routes.ts";
@@ -71,6 +71,29 @@ const PatchModel = z
   })
   .openapi("PatchModel");
 
+/** A BYOK_MODELS entry as the single user's model list shows it: read-only, never its key. */
+const ConfiguredModel = z
+  .object({
+    name: z.string(),
+    provider: z.string(),
+    base_url: z.string(),
+    model: z.string(),
+    context_window: z.int(),
+    vision: z.boolean(),
+    code_mode: z.boolean(),
+  })
+  .openapi("ConfiguredModel");
+
+const ModelList = z.object({
+  models: z.array(ModelSchema),
+  configured: z.array(ConfiguredModel).optional().openapi({
+    description: "The single user (BYOK_TOKEN) only: its BYOK_MODELS entries, read-only (set in .dev.vars or as a secret)",
+  }),
+  configured_problems: z.array(z.string()).optional().openapi({
+    description: "The single user only: why a BYOK_MODELS entry is left out (never its key)",
+  }),
+});
+
 export const modelRoutes = adminRoutes();
 
 modelRoutes.openapi(
@@ -86,9 +109,10 @@ modelRoutes.openapi(
     const body = c.req.valid("json");
     const user = requireCreator(c.var.principal, body.scope, "model");
     checkOutbound(c.env, undefined, body.headers ?? undefined);
+    if (c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     const db = d1(c.env.DB);
     const owner = { teamId: user.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? user.id : null };
-    await usableCredential(db, user, body.credential_id, owner);
+    await usableCredential(db, c.var.principal, body.credential_id, owner);
     const now = Date.now();
     const row: ModelRow = {
       id: newId("mdl"),
@@ -120,14 +144,30 @@ modelRoutes.openapi(
     request: {
       query: z.object({ team_id: z.string().max(100).optional().openapi({ description: "Operator only: one team's models" }) }),
     },
-    responses: { 200: json(z.object({ models: z.array(ModelSchema) }), "The models"), ...errorResponses() },
+    responses: { 200: json(ModelList, "The models"), ...errorResponses() },
   }),
   async (c) => {
     const principal = c.var.principal;
     const { team_id } = c.req.valid("query");
-    if (principal.kind === "local") return c.json({ models: [] }, 200);
-    const who = principal.kind === "user" ? { userId: principal.id, teamId: principal.teamId } : { ...(team_id && { teamId: team_id }) };
-    return c.json({ models: (await modelsVisibleTo(d1(c.env.DB), who)).map(modelJson) }, 200);
+    const models = (await modelsVisibleTo(d1(c.env.DB), visibleScope(principal, team_id))).map(modelJson);
+    if (principal.kind !== "local") return c.json({ models }, 200);
+    const configured = modelCatalogFromEnv(c.env);
+    return c.json(
+      {
+        models,
+        configured: configured.models.map((m) => ({
+          name: m.name,
+          provider: m.provider,
+          base_url: m.baseUrl,
+          model: m.model,
+          context_window: m.contextWindow,
+          vision: m.vision !== false,
+          code_mode: m.codeMode === true,
+        })),
+        configured_problems: [...configured.problems.values()],
+      },
+      200,
+    );
   },
 );
 
@@ -146,6 +186,7 @@ modelRoutes.openapi(
     const db = d1(c.env.DB);
     const model = within(await modelById(db, model_id), (m) => ownedReach(c.var.principal, m), "manage", `model ${model_id}`);
     if (body.headers) checkOutbound(c.env, undefined, body.headers);
+    if (body.name !== undefined && c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     if (body.credential_id !== undefined) await usableCredential(db, c.var.principal, body.credential_id, model);
     const patch: ModelPatch = {
       ...(body.name !== undefined && { name: body.name }),
@@ -207,6 +248,13 @@ async function usableCredential(
     throw new AppError("not_found", `credential ${credentialId} not found`);
   }
   return credential;
+}
+
+/** The single user's stored models and BYOK_MODELS share one list in Cursor, so one name each. */
+function refuseConfiguredName(env: { BYOK_MODELS?: string }, name: string): void {
+  if (modelCatalogFromEnv(env).models.some((m) => m.name === name)) {
+    throw new AppError("already_exists", `a model named "${name}" is set in BYOK_MODELS (.dev.vars); pick another name`);
+  }
 }
 
 function nameTaken(name: string): AppError {

@@ -47,7 +47,8 @@ modelTestRoutes.openapi(
     const { model_id } = c.req.valid("param");
     const principal = c.var.principal;
     const row = within(await usableModelById(d1(c.env.DB), model_id), (r) => ownedReach(principal, r.model), "view", `model ${model_id}`);
-    if (principal.kind !== "user") throw new AppError("permission_denied", "the operator does not call providers; test with a user token");
+    if (principal.kind === "operator")
+      throw new AppError("permission_denied", "the operator does not call providers; test with a user token");
     const waitMs = tests.take(principal.id, Date.now());
     if (waitMs > 0) {
       throw new AppError(
@@ -63,8 +64,9 @@ modelTestRoutes.openapi(
       if (!(err instanceof AppError) || err.code === Code.FailedPrecondition) throw err;
       return c.json({ ...EMPTY, error: { kind: "credential", message: err.message } }, 200);
     }
-    // A test is a run for the user's limits, and its call counts in the team's budget.
-    const result = await probeModel(model, undefined, limitsFor(c.env, { id: principal.id, teamId: row.credential.teamId }));
+    // A test is a run for the user's limits, and its call counts in the team's budget (the single user has neither).
+    const teamId = principal.kind === "local" ? null : row.credential.teamId;
+    const result = await probeModel(model, undefined, limitsFor(c.env, { id: principal.id, teamId }));
     return c.json(
       {
         ok: result.ok,

@@ -7,12 +7,10 @@ import { AppError } from "../../core/errors.ts";
 import { errorKind } from "../../core/log-safe.ts";
 import { d1 } from "../store/db.ts";
 import type { Role } from "../store/schema/accounts.ts";
+import { LOCAL_PRINCIPAL_ID } from "../store/local-account.ts";
 import { ownerOfTokenHash, touchToken } from "../store/token-rows.ts";
 import { TokenCache } from "./token-cache.ts";
 import { isUserTokenShape, userTokenHash } from "./user-token.ts";
-
-/** The id of the single-user principal; user ids start with `usr_`, so none can equal it. */
-export const LOCAL_PRINCIPAL_ID = "local";
 
 export type Principal = { kind: "local"; id: typeof LOCAL_PRINCIPAL_ID } | { kind: "operator"; id: "operator" } | UserPrincipal;
 

@@ -1,16 +1,18 @@
 // The models one principal may use: what Cursor's model list shows it and the
-// only ones its runs may name (docs/hosting.md#models-per-user). "local" has
-// BYOK_MODELS; a hosted user has their own and their team's enabled stored
-// models on live credentials, read from D1 and kept per isolate for less than
-// 5 s (like token checks), so the hot path pays no D1 round trip. Keys stay
-// encrypted in the catalogue (ModelConfig.storedKey) until the provider call.
-import { LOCAL_PRINCIPAL_ID } from "../auth/principal.ts";
+// only ones its runs may name (docs/hosting.md#models-per-user). A hosted user has
+// their own and their team's enabled stored models on live credentials; "local"
+// has BYOK_MODELS and then the ones it stored in the dashboard. Stored ones are
+// read from D1 and kept per isolate for less than 5 s (like token checks), so the
+// hot path pays no D1 round trip. Keys stay encrypted in the catalogue
+// (ModelConfig.storedKey) until the provider call.
+import { LOCAL_PRINCIPAL_ID, LOCAL_TEAM_ID } from "../store/local-account.ts";
 import { d1 } from "../store/db.ts";
 import { type UsableModelRow, usableModelsOf } from "../store/model-rows.ts";
 import type { ModelConfig } from "../../provider/types.ts";
 import type { ModelPrices } from "./model-prices.ts";
 import { DEFAULT_CONTEXT_WINDOW, type ModelCatalog, modelCatalogFromEnv } from "./byok-models.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
+import { errorKind } from "../../core/log-safe.ts";
 
 const NO_MODELS: ModelCatalog = { models: [], problems: new Map() };
 
@@ -32,18 +34,20 @@ interface Entry {
 const entries = new Map<string, Entry>();
 let now: () => number = Date.now;
 
-/** Synchronous for "local" (so its path stays as it was); a promise for a hosted user. */
-export function modelCatalogFor(env: CatalogEnv, principal: { id: string; teamId?: string | null }): ModelCatalog | Promise<ModelCatalog> {
-  if (principal.id === LOCAL_PRINCIPAL_ID) return modelCatalogFromEnv(env);
-  if (!principal.teamId) return NO_MODELS;
-  const key = `${principal.teamId}\u0000${principal.id}`;
+/** The principal's catalogue, loaded at most once per 5 s per isolate. */
+export function modelCatalogFor(env: CatalogEnv, principal: { id: string; teamId?: string | null }): Promise<ModelCatalog> {
+  const local = principal.id === LOCAL_PRINCIPAL_ID;
+  const teamId = local ? LOCAL_TEAM_ID : principal.teamId;
+  if (!teamId) return Promise.resolve(NO_MODELS);
+  const key = `${teamId}\u0000${principal.id}`;
   const cached = entries.get(key);
   if (cached && now() < cached.validUntilMs) return cached.catalog;
   // Timed from the load's start: a row may change right after it was read.
   const startedMs = now();
-  const catalog = usableModelsOf(d1(env.DB), principal.id, principal.teamId).then((rows) =>
+  const stored = usableModelsOf(d1(env.DB), principal.id, teamId).then((rows) =>
     hostedCatalog(rows, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true"),
   );
+  const catalog = local ? localCatalog(env, stored) : stored;
   entries.delete(key);
   entries.set(key, { catalog, validUntilMs: startedMs + TTL_MS });
   catalog.catch(() => {
@@ -65,6 +69,35 @@ export function forgetModelCatalogs(): void {
 /** @internal Tests move the catalogue cache's clock instead of sleeping. */
 export function setModelCatalogClock(clock: () => number): void {
   now = clock;
+}
+
+/**
+ * BYOK_MODELS first, then the single user's stored models under other names. D1 failing
+ * (say, its migrations not applied) leaves BYOK_MODELS working, and says so once per load.
+ */
+async function localCatalog(env: CatalogEnv, stored: Promise<ModelCatalog>): Promise<ModelCatalog> {
+  const configured = modelCatalogFromEnv(env);
+  let fromD1: ModelCatalog;
+  try {
+    fromD1 = await stored;
+  } catch (err) {
+    console.error("byok-edge: the single user's stored models could not be read; BYOK_MODELS only:", errorKind(err));
+    return configured;
+  }
+  if (fromD1.models.length === 0 && fromD1.problems.size === 0) return configured;
+  const merged: ModelCatalog = {
+    models: [...configured.models],
+    problems: new Map([...configured.problems, ...fromD1.problems]),
+    ...(fromD1.prices && { prices: fromD1.prices }),
+  };
+  for (const model of fromD1.models) {
+    if (merged.models.some((m) => m.name === model.name)) {
+      merged.problems.set(model.name, `model ${model.name} is stored and also set in BYOK_MODELS; the BYOK_MODELS entry wins`);
+    } else {
+      merged.models.push(model);
+    }
+  }
+  return merged;
 }
 
 function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): ModelCatalog {

@@ -4,6 +4,7 @@
 // counts: the tables hold no prompt or response text.
 import { and, asc, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { D1Db } from "./db.ts";
+import { HOSTED_USERS } from "./local-account.ts";
 import { users } from "./schema/accounts.ts";
 import { providerCalls, usage } from "./schema/usage.ts";
 
@@ -27,7 +28,7 @@ export type ProviderCallRow = typeof providerCalls.$inferSelect;
 type Column = Parameters<typeof eq>[0];
 
 /** The email of a user not removed; null for local and removed users. */
-const activeUserOf = (principal: Column) => and(eq(users.id, principal), isNull(users.removedAtMs));
+const activeUserOf = (principal: Column) => and(eq(users.id, principal), isNull(users.removedAtMs), HOSTED_USERS);
 
 function filtered(filter: RunsFilter): SQL[] {
   const where: SQL[] = [];

@@ -1,6 +1,7 @@
 // Teams in D1, by intent: create, list, read one, change name or budget.
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { type D1Db, isUniqueViolation, newId } from "./db.ts";
+import { HOSTED_TEAMS } from "./local-account.ts";
 import { teams } from "./schema/accounts.ts";
 
 export type TeamRow = typeof teams.$inferSelect;
@@ -26,7 +27,7 @@ export async function createTeam(
 }
 
 export async function allTeams(db: D1Db): Promise<TeamRow[]> {
-  return db.select().from(teams).orderBy(asc(teams.createdAtMs), asc(teams.id)).all();
+  return db.select().from(teams).where(HOSTED_TEAMS).orderBy(asc(teams.createdAtMs), asc(teams.id)).all();
 }
 
 export async function teamById(db: D1Db, id: string): Promise<TeamRow | undefined> {

@@ -2,6 +2,7 @@
 // day, user or model over a range of UTC days, within what the caller may see.
 import { and, asc, eq, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
 import type { D1Db } from "./db.ts";
+import { HOSTED_USERS } from "./local-account.ts";
 import { users } from "./schema/accounts.ts";
 import { usageLedger } from "./schema/usage.ts";
 
@@ -51,7 +52,7 @@ export async function usageTotals(
       costUsd: sql<number>`total(${usageLedger.costUsd})`,
     })
     .from(usageLedger)
-    .leftJoin(users, and(eq(users.id, usageLedger.principal), isNull(users.removedAtMs)))
+    .leftJoin(users, and(eq(users.id, usageLedger.principal), isNull(users.removedAtMs), HOSTED_USERS))
     .where(and(...where))
     .groupBy(key)
     .orderBy(asc(key))

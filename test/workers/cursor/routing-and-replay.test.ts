@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { chatText, createScenario, withGates } from "../../support/fake-provider.ts";
 import { exports } from "cloudflare:workers";
 import { env, runInDurableObject } from "cloudflare:test";
-import { LOCAL_PRINCIPAL_ID } from "../../../src/hosting/auth/principal.ts";
+import { LOCAL_PRINCIPAL_ID } from "../../../src/hosting/store/local-account.ts";
 import { routerName } from "../../../src/core/object-names.ts";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AgentClientMessageSchema } from "../../../src/proto/gen/agent/v1/agent_pb.ts";

@@ -4,7 +4,7 @@
 // settles the run; after each, the shared invariants hold.
 import { describe, expect, it, vi } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { LOCAL_PRINCIPAL_ID } from "../../../../src/hosting/auth/principal.ts";
+import { LOCAL_PRINCIPAL_ID } from "../../../../src/hosting/store/local-account.ts";
 import { routerName } from "../../../../src/core/object-names.ts";
 import type { RouterObject } from "../../../../src/durable/router-object.ts";
 import { create, toBinary } from "@bufbuild/protobuf";

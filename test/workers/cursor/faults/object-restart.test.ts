@@ -17,7 +17,7 @@ import {
   withGates,
 } from "../../../support/fake-provider.ts";
 import { checkAfterFault, runStatuses } from "./support/invariants.ts";
-import { LOCAL_PRINCIPAL_ID } from "../../../../src/hosting/auth/principal.ts";
+import { LOCAL_PRINCIPAL_ID } from "../../../../src/hosting/store/local-account.ts";
 
 const NEXT = "the next answer";
 

@@ -11,7 +11,7 @@ import { conversationName } from "../../../../../src/core/object-names.ts";
 import { type FrameReader, startTurn } from "../../../../support/cursor-client.ts";
 import type { Scenario } from "../../../../support/fake-provider.ts";
 import { transcript } from "./transcript.ts";
-import { LOCAL_PRINCIPAL_ID } from "../../../../../src/hosting/auth/principal.ts";
+import { LOCAL_PRINCIPAL_ID } from "../../../../../src/hosting/store/local-account.ts";
 
 /** How long a fault may take to settle its run (the disconnect grace is 300 ms in tests, recovery is at once). */
 const SETTLE_MS = 8_000;

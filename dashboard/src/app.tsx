@@ -26,9 +26,9 @@ const PAGES: { route: Route; name: string; component: FunctionComponent<PageProp
   { route: "team", name: "Team", component: TeamPage },
 ];
 
-/** The pages a caller has: local (BYOK_TOKEN) has no stored credentials or tokens; members have no Team page. */
+/** The pages a caller has: local (BYOK_TOKEN) has no tokens nor team; members have no Team page. */
 function routesFor(me: Me): Route[] {
-  if (me.principal === "local") return ["models", "usage", "runs"];
+  if (me.principal === "local") return ["models", "credentials", "usage", "runs"];
   if (me.principal === "operator" || me.user?.role === "admin") return PAGES.map((p) => p.route);
   return ["models", "credentials", "tokens", "usage", "runs"];
 }

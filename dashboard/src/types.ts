@@ -20,6 +20,7 @@ export interface PageProps {
 
 export type Credential = Schemas["Credential"];
 export type Model = Schemas["Model"];
+export type ConfiguredModel = Schemas["ConfiguredModel"];
 export type CreateModel = Schemas["CreateModel"];
 export type ModelTest = Schemas["ModelTest"];
 export type Scope = Model["scope"];

@@ -13,6 +13,7 @@ import { type HeaderRow, headersOf } from "../ui/header-rows.ts";
 import { HeadersEditor } from "../ui/headers-editor.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { type Column, DataTable } from "../ui/table.tsx";
+import { scopeHint } from "./scope-hint.ts";
 
 const PROVIDERS: { value: ProviderKind; label: string }[] = [
   { value: "openai-chat", label: "OpenAI Chat Completions (and compatible)" },
@@ -32,7 +33,8 @@ export function CredentialsPage({ api, me }: PageProps) {
   const [rotating, setRotating] = useState<Credential | null>(null);
   const [confirmDialog, ask] = useConfirm();
   const addRef = useRef<HTMLButtonElement>(null);
-  const isUser = me.principal === "user";
+  /** Who stores keys: a team's users and the single user, not the operator. */
+  const mayAdd = me.principal !== "operator";
   const isAdmin = me.operator || me.user?.role === "admin";
 
   async function load() {
@@ -111,7 +113,7 @@ export function CredentialsPage({ api, me }: PageProps) {
       <ErrorNotice>{loadError && `Could not load the credentials: ${loadError}`}</ErrorNotice>
       <ErrorNotice>{actionError}</ErrorNotice>
       <StatusNotice>{status}</StatusNotice>
-      {isUser && !adding && (
+      {mayAdd && !adding && (
         <div class="actions">
           <button type="button" class="primary" ref={addRef} onClick={() => setAdding(true)}>
             Add a credential
@@ -242,7 +244,7 @@ function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
             value={scope}
             onValue={(v) => setScope(v as Scope)}
             error={f.scope}
-            hint={isAdmin ? "A team credential serves the team's models." : "Members add personal credentials."}
+            hint={scopeHint(me, isAdmin, "A team credential serves the team's models.", "Members add personal credentials.")}
             options={[{ value: "user", label: "Personal" }, ...(isAdmin ? [{ value: "team", label: "Team" }] : [])]}
           />
         </div>

@@ -9,6 +9,7 @@ import { useApiForm } from "../ui/form.ts";
 import { HeadersEditor } from "../ui/headers-editor.tsx";
 import { ErrorNotice } from "../ui/notice.tsx";
 import { bodyOf, type Draft, draftOf, type ModelFormMode, type NUMBERS } from "./model-draft.ts";
+import { scopeHint } from "./scope-hint.ts";
 
 interface ModelFormProps {
   api: Api;
@@ -117,7 +118,7 @@ export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: Mod
               value={draft.scope}
               onValue={(v) => set("scope")(v as Scope)}
               error={f.scope}
-              hint={isAdmin ? "Team models are seen by everyone in the team." : "Members add personal models."}
+              hint={scopeHint(me, isAdmin, "Team models are seen by everyone in the team.", "Members add personal models.")}
               options={[{ value: "user", label: "Personal" }, ...(isAdmin ? [{ value: "team", label: "Team" }] : [])]}
             />
           )}

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { answer } from "../api.ts";
 import { formatMs, formatNumber, formatUsd } from "../format.ts";
-import type { Credential, Model, ModelTest, PageProps } from "../types.ts";
+import type { ConfiguredModel, Credential, Model, ModelTest, PageProps } from "../types.ts";
 import { useConfirm } from "../ui/confirm.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { type Column, DataTable } from "../ui/table.tsx";
@@ -19,22 +19,8 @@ interface TestState {
 }
 
 export function ModelsPage({ api, me }: PageProps) {
-  if (me.principal === "local") {
-    return (
-      <>
-        <h1>Models</h1>
-        <p>
-          You are signed in with the deployment's BYOK_TOKEN: its models come from the BYOK_MODELS setting, not from stored models, so they
-          are not managed here. Sign in with a user token (byok_…) to manage stored models.
-        </p>
-      </>
-    );
-  }
-  return <ModelsManager api={api} me={me} />;
-}
-
-function ModelsManager({ api, me }: PageProps) {
   const [models, setModels] = useState<Model[] | null>(null);
+  const [configured, setConfigured] = useState<Configured | null>(null);
   const [credentials, setCredentials] = useState<Credential[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
@@ -46,13 +32,15 @@ function ModelsManager({ api, me }: PageProps) {
   const inFlight = useRef(new Set<string>());
   const [confirmDialog, ask] = useConfirm();
   const addRef = useRef<HTMLButtonElement>(null);
-  const isUser = me.principal === "user";
+  /** Who adds, tests and duplicates models: a team's users and the single user, not the operator. */
+  const runsModels = me.principal !== "operator";
   const isAdmin = me.operator || me.user?.role === "admin";
 
   async function load() {
     try {
       const [m, c] = await Promise.all([answer(api.GET("/api/v1/models")), answer(api.GET("/api/v1/credentials"))]);
       setModels(m.models);
+      setConfigured(m.configured ? { models: m.configured, problems: m.configured_problems ?? [] } : null);
       setCredentials(c.credentials);
       setLoadError(null);
     } catch (err) {
@@ -175,7 +163,7 @@ function ModelsManager({ api, me }: PageProps) {
       header: "Actions",
       cell: (m) => (
         <div class="actions">
-          {isUser && (
+          {runsModels && (
             <button
               type="button"
               onClick={() => void runTest(m)}
@@ -190,7 +178,7 @@ function ModelsManager({ api, me }: PageProps) {
               Edit
             </button>
           )}
-          {isUser && (
+          {runsModels && (
             <button type="button" onClick={() => setForm({ kind: "duplicate", model: m })} aria-label={`Duplicate ${m.name}`}>
               Duplicate
             </button>
@@ -216,12 +204,14 @@ function ModelsManager({ api, me }: PageProps) {
       <p class="muted">
         {me.operator
           ? "Every team's models. Models belong to a team's users; the operator can change or delete them, not add or test them."
-          : "Your personal models and your team's. Cursor lists the enabled ones."}
+          : me.principal === "local"
+            ? "The models you stored here and those set in BYOK_MODELS. Cursor lists the enabled ones."
+            : "Your personal models and your team's. Cursor lists the enabled ones."}
       </p>
       <ErrorNotice>{loadError && `Could not load the models: ${loadError}`}</ErrorNotice>
       <ErrorNotice>{actionError}</ErrorNotice>
       <StatusNotice>{status}</StatusNotice>
-      {isUser && !form && (
+      {runsModels && !form && (
         <div class="actions">
           <button type="button" class="primary" ref={addRef} onClick={() => setForm({ kind: "add" })} disabled={models === null}>
             Add a model
@@ -253,8 +243,52 @@ function ModelsManager({ api, me }: PageProps) {
       ) : (
         <DataTable caption="Models" columns={columns} rows={models ?? []} rowKey={(m) => m.id} empty="No models yet." />
       )}
+      {configured && <ConfiguredModels configured={configured} />}
       {confirmDialog}
     </>
+  );
+}
+
+interface Configured {
+  models: ConfiguredModel[];
+  problems: string[];
+}
+
+const CONFIGURED_COLUMNS: Column<ConfiguredModel>[] = [
+  { header: "Name", cell: (m) => m.name },
+  { header: "Provider", cell: (m) => m.provider },
+  { header: "Base URL", cell: (m) => <code>{m.base_url}</code> },
+  { header: "Upstream model", cell: (m) => <code>{m.model}</code> },
+  { header: "Context window", numeric: true, cell: (m) => formatNumber(m.context_window) },
+];
+
+/** The single user's BYOK_MODELS entries: read-only here, changed in .dev.vars (or the secret) and a restart. */
+function ConfiguredModels({ configured }: { configured: Configured }) {
+  return (
+    <section aria-labelledby="configured-models">
+      <h2 id="configured-models">From .dev.vars</h2>
+      <p class="muted">
+        Set in BYOK_MODELS (<code>.dev.vars</code> locally, a secret when deployed): read-only here, always enabled. Change them there and
+        restart.
+      </p>
+      {configured.problems.length > 0 && (
+        <div class="notice notice-error">
+          <p>Left out of BYOK_MODELS:</p>
+          <ul>
+            {configured.problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <DataTable
+        caption="Models from .dev.vars"
+        columns={CONFIGURED_COLUMNS}
+        rows={configured.models}
+        rowKey={(m) => m.name}
+        empty="BYOK_MODELS sets none."
+      />
+    </section>
   );
 }
 

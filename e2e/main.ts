@@ -17,7 +17,9 @@
 //     tests, a turn seen in Runs and Usage, tokens, revoking and being signed out,
 //     axe-core on every page (e2e/dashboard.ts);
 //  8. the real Codex CLI runs a code-mode cell on a host, through the gRPC bridge
-//     too (e2e/codex-cli.ts; skipped without `npm run codex:fetch`).
+//     too (e2e/codex-cli.ts; skipped without `npm run codex:fetch`);
+//  9. a new user's first `npm run dev` with no .dev.vars: it writes one and prints the
+//     token; sign in, add a local server and a model, test it, run a turn (e2e/first-run.ts).
 // Prints "N passed, M failed" last; exits 0 only when all passed.
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
@@ -31,6 +33,7 @@ import { runTurn } from "./support/agent-turn.ts";
 import { checkCodexCli } from "./codex-cli.ts";
 import { checkConnector, type Route } from "./connector.ts";
 import { checkDashboard } from "./dashboard.ts";
+import { checkFirstRun } from "./first-run.ts";
 import { checkTwoTeams } from "./two-teams.ts";
 import {
   installExitHandlers,
@@ -257,6 +260,12 @@ async function main(): Promise<number> {
       turn: (t, m, k) => checkTurn(dev!, t, providerBase, k, m),
     });
     await checkCodexCli({ check, providerBase, workDir, edge: { baseUrl: dev.baseUrl, token } });
+    await checkFirstRun({
+      check,
+      providerBase,
+      upstreamModel: UPSTREAM_MODEL,
+      turn: (baseUrl, t, m, k) => checkTurn(dev!, t, providerBase, k, m, { baseUrl }),
+    });
   } catch (error) {
     results.push({ name: "setup", ok: false, ms: 0, error: error instanceof Error ? error.message : String(error) });
     console.log(`FAIL  setup\n      ${String(error instanceof Error ? error.message : error).replace(/\n/g, "\n      ")}`);

@@ -152,7 +152,6 @@ export async function runWrangler(args: string[], workDir: string, timeoutMs: nu
 export async function startWranglerDev(opts: StartOptions): Promise<WranglerDev> {
   const persistDir = join(opts.workDir, "state");
   const envFile = join(opts.workDir, "worker.env");
-  const logFile = join(opts.workDir, "wrangler.log");
   writeFileSync(envFile, envFileText(opts.vars), { mode: 0o600 });
   snapshotProject(opts.workDir);
 
@@ -163,9 +162,7 @@ export async function startWranglerDev(opts: StartOptions): Promise<WranglerDev>
     : Promise.resolve("");
   migrated.catch(() => {}); // awaited below
 
-  const port = await freePort();
-  const inspectorPort = await freePort();
-  const args = [
+  return launch(opts.workDir, migrated, (port, inspectorPort) => [
     WRANGLER_JS,
     "dev",
     "--ip",
@@ -184,11 +181,42 @@ export async function startWranglerDev(opts: StartOptions): Promise<WranglerDev>
     "--show-interactive-dev-session=false",
     "--log-level",
     "info",
-  ];
+  ]);
+}
+
+/**
+ * `npm run dev` as a new user runs it (scripts/dev.ts), in a snapshot with no .dev.vars:
+ * the first run writes one and prints how to sign in. `project` is the snapshot, whose
+ * .dev.vars the caller may read.
+ */
+export async function startFirstRunDev(workDir: string): Promise<WranglerDev & { project: string }> {
+  const project = snapshotProject(workDir);
+  const dev = await launch(workDir, Promise.resolve(""), (port, inspectorPort) => [
+    join(project, "scripts/dev.ts"),
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    join(workDir, "state"),
+    "--show-interactive-dev-session=false",
+  ]);
+  return { ...dev, project };
+}
+
+/** Spawns `node <args>` in the snapshot, in its own process group, and resolves once wrangler says it is ready. */
+async function launch(
+  workDir: string,
+  migrated: Promise<string>,
+  argsFor: (port: number, inspectorPort: number) => string[],
+): Promise<WranglerDev> {
+  const logFile = join(workDir, "wrangler.log");
+  const port = await freePort();
+  const inspectorPort = await freePort();
   const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, args, {
-    cwd: snapshotProject(opts.workDir),
-    env: childEnv(opts.workDir),
+  const child = spawn(process.execPath, argsFor(port, inspectorPort), {
+    cwd: snapshotProject(workDir),
+    env: childEnv(workDir),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // setsid: its own process group, killed as a whole
   });

@@ -23,7 +23,8 @@ KEY_ENCRYPTION_KEY=${kek}
 # llama.cpp server, vLLM). A deployment refuses such base URLs unless this is set there too.
 BYOK_ALLOW_PRIVATE_UPSTREAMS=true
 
-# Models from this file, as a JSON array (they show read-only in the dashboard):
+# Models are added in the dashboard (Credentials, then Models). Models from this file,
+# as a JSON array, are listed there too, read-only:
 # BYOK_MODELS='[{"name":"gpt-4.1","provider":"openai-chat","base_url":"https://api.openai.com/v1","api_key":"sk-your-key","model":"gpt-4.1"}]'
 
 # Hosting for teams (docs/hosting.md): the operator's token.
@@ -59,7 +60,7 @@ export function firstRunBanner(url: string, token: string): string {
     `  Token:      ${token}`,
     "  Cursor:     in another terminal, with the token in BYOK_TOKEN:",
     `              BYOK_TOKEN='${token}' npm run connect -- --url ${url} --token-env BYOK_TOKEN`,
-    "  Models:     add BYOK_MODELS to .dev.vars (an example is in it) and restart npm run dev",
+    "  Models:     in the dashboard: Credentials (a provider or a local server), then Models",
     "",
   ].join("\n");
 }

@@ -1,7 +1,7 @@
 // Where a call goes and how it carries the key: the wire API's path joined to the base URL
 // (before its query string, which Azure OpenAI's api-version lives in), and the key in the
 // header the service reads: Authorization for OpenAI and compatible servers, api-key for
-// Azure OpenAI (docs/providers.md#azure-openai).
+// Azure OpenAI (docs/providers.md#azure-openai), and none for a model without a key.
 
 /** `path` under `baseUrl`: "https://h/v1" + "/chat/completions"; a query string of the base URL stays last. */
 export function endpointUrl(baseUrl: string, path: string): string {
@@ -29,7 +29,11 @@ export function isAzureOpenAi(baseUrl: string): boolean {
   return AZURE_HOSTS.test(url.hostname) || /\/openai\/deployments\/[^/]+/.test(url.pathname);
 }
 
-/** The OpenAI APIs' key header: `api-key` on Azure OpenAI, else `Authorization: Bearer`. */
+/**
+ * The OpenAI APIs' key header: `api-key` on Azure OpenAI, else `Authorization: Bearer`; none for a
+ * model without a key (a local server that checks none, docs/providers.md#servers-without-a-key).
+ */
 export function openAiKeyHeaders(baseUrl: string, apiKey: string): Record<string, string> {
+  if (apiKey === "") return {};
   return isAzureOpenAi(baseUrl) ? { "api-key": apiKey } : { authorization: `Bearer ${apiKey}` };
 }

@@ -12,6 +12,7 @@ const credential: Credential = {
   scope: "team",
   headers: null,
   key_last_four: "abcd",
+  has_key: true,
   team_id: "team-1",
   owner_user_id: null,
   created_at: "2026-03-01T00:00:00Z",

@@ -289,6 +289,17 @@ describe("OpenAI Chat provider on an Azure OpenAI deployment URL", () => {
     expect(JSON.parse(request?.body ?? "{}")).not.toHaveProperty("prompt_cache_key");
   });
 
+  it("sends no key header at all for a model without a key, on Azure's shape as elsewhere", async () => {
+    const scenario = await createScenario([chatText(["a"]), chatText(["b"])]);
+    for (const baseUrl of [deployment(), `${fakeProviderUrl()}/v1`]) {
+      await collect(createProvider("openai-chat").stream(aRequest(scenario, { model: aModel({ baseUrl, apiKey: "" }) })));
+    }
+    for (const request of await scenario.requests(2)) {
+      expect(request.headers).not.toHaveProperty("authorization");
+      expect(request.headers).not.toHaveProperty("api-key");
+    }
+  });
+
   it("keeps Authorization for a base URL that is not Azure's", async () => {
     const scenario = await createScenario([chatText(["ok"])]);
     await collect(createProvider("openai-chat").stream(aRequest(scenario)));

@@ -225,6 +225,9 @@ describe("credentials", () => {
       base_url: "https://2130706433/v1",
     });
     expectError(strict, 400, "invalid_argument");
+    // The refusal says how the server would allow it: it is read in the dashboard, far from the server's files.
+    const field = (strict.body as ApiError).error.fields?.find((f) => f.path === "body.base_url");
+    expect(field?.message).toMatch(/127\.0\.0\.1: a loopback address.*BYOK_ALLOW_PRIVATE_UPSTREAMS=true: a local npm run dev sets it/);
   });
 
   it("answers 412 failed_precondition without KEY_ENCRYPTION_KEY and stores nothing", async () => {

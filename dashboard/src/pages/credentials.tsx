@@ -93,7 +93,7 @@ export function CredentialsPage({ api, me }: PageProps) {
       cell: (c) =>
         canManage(c) ? (
           <div class="actions">
-            <button type="button" onClick={() => setRotating(c)} aria-label={`Rotate the key of ${c.name}`}>
+            <button type="button" onClick={() => setRotating(c)} aria-label={`Rotate key of ${c.name}`}>
               Rotate key
             </button>
             <button type="button" class="danger" onClick={() => void remove(c)} aria-label={`Delete ${c.name}`}>
@@ -166,6 +166,9 @@ interface FormProps extends PageProps {
   onCancel: () => void;
 }
 
+/** A preset's label without what it adds for the list: "Ollama (on this machine)" names a credential "Ollama". */
+const defaultName = (p: ProviderPreset) => p.label.replace(/\s*\(.*\)$/, "");
+
 const PRESET_OPTIONS = [{ value: "", label: "None: I fill in the fields" }, ...PRESETS.map((p) => ({ value: p.id, label: p.label }))];
 
 /** What the picked preset filled in, where its key comes from, and for a local server where loopback URLs are allowed. */
@@ -208,7 +211,7 @@ function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
   function choose(id: string) {
     const next = presetById(id);
     // The name follows the preset until the user writes one of their own.
-    if (next && (name.trim() === "" || name === preset?.label)) setName(next.label);
+    if (next && (name.trim() === "" || (preset && name === defaultName(preset)))) setName(defaultName(next));
     setPresetId(id);
     setNames({});
     if (!next) return;
@@ -265,15 +268,15 @@ function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
       </h2>
       <ErrorNotice>{form.alert}</ErrorNotice>
       <form ref={form.formRef} onSubmit={submit} noValidate>
+        <SelectField
+          label="Provider preset"
+          name="preset"
+          value={presetId}
+          onValue={choose}
+          options={PRESET_OPTIONS}
+          hint={<PresetHint preset={preset} />}
+        />
         <div class="grid">
-          <SelectField
-            label="Provider preset"
-            name="preset"
-            value={presetId}
-            onValue={choose}
-            options={PRESET_OPTIONS}
-            hint={<PresetHint preset={preset} />}
-          />
           <TextField label="Name" name="name" required maxLength={200} value={name} onValue={setName} error={f.name} />
           <SelectField
             label="Provider"

@@ -4,7 +4,7 @@
 import type { ProviderKind } from "../types.ts";
 
 /** A part of a base URL the user names, written `{name}` in the template (Azure's resource and deployment). */
-export interface Placeholder {
+interface Placeholder {
   name: string;
   label: string;
   hint: string;

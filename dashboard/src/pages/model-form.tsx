@@ -11,7 +11,7 @@ import { useApiForm } from "../ui/form.ts";
 import { HeadersEditor } from "../ui/headers-editor.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { presetOfBaseUrl } from "../providers/presets.ts";
-import { bodyOf, type Draft, draftOf, type ModelFormMode, type NUMBERS } from "./model-draft.ts";
+import { bodyOf, type Draft, draftOf, type ModelFormMode, type NUMBERS, withCatalogueFill } from "./model-draft.ts";
 
 interface ModelFormProps {
   api: Api;
@@ -49,15 +49,7 @@ export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: Mod
     try {
       const { fillSummary, lookUpModel } = await import("../providers/catalogue.ts");
       const fill = await lookUpModel(credential, draft.model);
-      setDraft((d) => ({
-        ...d,
-        ...fill.fields,
-        ...(fill.vision !== undefined && { vision: fill.vision }),
-        // A reasoning model keeps an effort the user chose; one that does not reason gets none.
-        ...(fill.reasoningEffort !== undefined && {
-          reasoning_effort: fill.reasoningEffort !== "" && d.reasoning_effort.trim() !== "" ? d.reasoning_effort : fill.reasoningEffort,
-        }),
-      }));
+      setDraft((d) => withCatalogueFill(d, fill));
       // Most of what a fill sets is under "Advanced settings": open it, so that the user sees what changed.
       if (advancedRef.current && (fill.vision !== undefined || Object.keys(fill.fields).length > 0)) advancedRef.current.open = true;
       setFillNote(fillSummary(draft.model, fill));

@@ -9,6 +9,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { lookUpModel } from "../dashboard/src/providers/catalogue.ts";
 import { toHex } from "../src/core/bytes.ts";
 import { deferred } from "../test/support/deferred.ts";
 import type { Step } from "../test/support/fake-provider-types.ts";
@@ -400,6 +401,130 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await page.getByRole("status").filter({ hasText: "ui-model saved." }).waitFor();
       const models = await call<{ models: { name: string; headers: unknown }[] }>(baseUrl, need(state.token, "sign in"), "GET", "/models");
       assert(models.models.find((m) => m.name === "ui-model")?.headers === null, "the edit did not clear the model's headers");
+    });
+
+    await check(
+      "dashboard: a provider preset fills the credential form; Azure's URL is built from its names; a local server is added without a key",
+      async () => {
+        const page = p();
+        await goTo(page, "Credentials");
+        await page.getByRole("button", { name: "Add a credential" }).click();
+        const form = page.locator("form", { has: page.getByRole("button", { name: "Add credential" }) });
+        const field = (label: string) => form.getByLabel(label, { exact: true });
+        const hintsOf = async (label: string) => {
+          const ids = ((await field(label).getAttribute("aria-describedby")) ?? "").split(" ").filter(Boolean);
+          return (await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()))).join(" ");
+        };
+
+        await field("Provider preset").selectOption({ label: "OpenAI" });
+        assert((await field("Provider").inputValue()) === "openai-responses", "the OpenAI preset did not pick the Responses API");
+        assert((await field("Base URL").inputValue()) === "https://api.openai.com/v1", "the OpenAI preset did not fill the base URL");
+        assert((await field("Name").inputValue()) === "OpenAI", "the OpenAI preset did not name the credential");
+        assert((await hintsOf("API key")).includes("Starts with sk-"), `the key's hint: ${await hintsOf("API key")}`);
+        await form.getByRole("link", { name: "Where to find the key" }).waitFor();
+        // A hosted service needs a key: the form says so before anything is sent.
+        await form.getByRole("button", { name: "Add credential" }).click();
+        await expectFieldError(form, "API key", /OpenAI needs a key/);
+        await expectAccessible(page, "Credentials with a preset picked");
+
+        // Azure: the deployment URL is built from the resource and deployment names; one left out is named.
+        await field("Provider preset").selectOption({ label: "Azure OpenAI (a deployment)" });
+        assert((await field("Name").inputValue()) === "Azure OpenAI", "the name did not follow the preset");
+        await field("Azure resource name").fill("contoso");
+        await field("API key").fill("azure-key-0123456789abcdef");
+        await form.getByRole("button", { name: "Add credential" }).click();
+        await expectFieldError(form, "Base URL", /Replace \{deployment\} in the base URL \(fill in Deployment name\)/);
+        await field("Deployment name").fill("gpt-4o-prod");
+        const azureUrl = await field("Base URL").inputValue();
+        assert(
+          azureUrl === "https://contoso.openai.azure.com/openai/deployments/gpt-4o-prod?api-version=2024-10-21",
+          `the Azure base URL was ${azureUrl}`,
+        );
+
+        // A local server checks no key: the key stays empty and the credential is stored without one.
+        await field("Provider preset").selectOption({ label: "vLLM (on this machine)" });
+        await field("API key").fill("");
+        assert((await field("Base URL").inputValue()) === "http://127.0.0.1:8000/v1", "the vLLM preset did not fill its loopback URL");
+        assert((await field("Provider").inputValue()) === "openai-chat", "the vLLM preset did not pick Chat Completions");
+        assert((await hintsOf("API key")).includes("checks no key"), `the key's hint: ${await hintsOf("API key")}`);
+        assert(
+          (await hintsOf("Provider preset")).includes("BYOK_ALLOW_PRIVATE_UPSTREAMS=true"),
+          "the local preset does not say where loopback is allowed",
+        );
+        await form.getByRole("button", { name: "Add credential" }).click();
+        await page.getByRole("status").filter({ hasText: "vLLM added, without a key." }).waitFor();
+        const row = main(page).getByRole("row", { name: /vLLM/ });
+        assert(/none/.test((await row.textContent()) ?? ""), `the keyless credential's row: ${await row.textContent()}`);
+        const stored = await call<{ credentials: { name: string; base_url: string; provider: string; has_key: boolean }[] }>(
+          baseUrl,
+          need(state.token, "sign in"),
+          "GET",
+          "/credentials",
+        );
+        const vllm = stored.credentials.find((c) => c.name === "vLLM");
+        assert(
+          vllm?.base_url === "http://127.0.0.1:8000/v1" && vllm.provider === "openai-chat" && vllm.has_key === false,
+          `the stored vLLM credential: ${JSON.stringify(vllm)}`,
+        );
+
+        // And the OpenAI one, with its key, for the catalogue check that follows.
+        await page.getByRole("button", { name: "Add a credential" }).click();
+        await field("Provider preset").selectOption({ label: "OpenAI" });
+        await field("API key").fill(`sk-preset-${toHex(randomBytes(8))}`);
+        await form.getByRole("button", { name: "Add credential" }).click();
+        await main(page)
+          .getByRole("row", { name: /openai-responses/ })
+          .waitFor();
+      },
+    );
+
+    await check("dashboard: a model is filled in from the catalogue, one of its fields overridden, and saved", async () => {
+      const page = p();
+      const token = need(state.token, "sign in");
+      const expected = await lookUpModel({ provider: "openai-responses", base_url: "https://api.openai.com/v1" }, "gpt-4.1");
+      assert(
+        expected.fields.context_window && expected.fields.max_output_tokens,
+        `the catalogue lacks gpt-4.1: ${JSON.stringify(expected)}`,
+      );
+      await goTo(page, "Models");
+      await page.getByRole("button", { name: "Add a model" }).click();
+      const form = page.locator("form", { has: page.getByRole("button", { name: "Add model" }) });
+      const field = (label: string) => form.getByLabel(label, { exact: true });
+      await field("Name").fill("ui-catalogue");
+      await field("Credential").selectOption({ label: "OpenAI (openai-responses, personal)" });
+      await field("Upstream model").fill("gpt-4.1");
+      await form.getByRole("button", { name: "Fill in from the catalogue" }).click();
+      await form.getByRole("status").filter({ hasText: "Filled in from the catalogue's gpt 4.1 (OpenAI)" }).waitFor();
+      assert((await field("Context window (tokens)").inputValue()) === expected.fields.context_window, "context window not filled");
+      assert((await field("Input price (USD per million tokens)").inputValue()) === "2", "input price not filled");
+      // What it set under Advanced settings is shown: the section opened.
+      assert((await field("Max output tokens").inputValue()) === expected.fields.max_output_tokens, "max output tokens not filled");
+      assert(await field("Takes images").isChecked(), "Takes images not set from the catalogue");
+      await expectAccessible(page, "the model form filled from the catalogue");
+      await field("Input price (USD per million tokens)").fill("1.5");
+      await form.getByRole("button", { name: "Add model" }).click();
+      await main(page)
+        .getByRole("row", { name: /ui-catalogue/ })
+        .waitFor();
+      const models = await call<{ models: Record<string, unknown>[] }>(baseUrl, token, "GET", "/models");
+      const saved = models.models.find((m) => m.name === "ui-catalogue");
+      assert(
+        saved?.price_input_per_mtok === 1.5 &&
+          saved.price_output_per_mtok === Number(expected.fields.price_output_per_mtok) &&
+          saved.context_window === Number(expected.fields.context_window) &&
+          saved.max_output_tokens === Number(expected.fields.max_output_tokens) &&
+          saved.vision === true &&
+          saved.model === "gpt-4.1",
+        `the saved model: ${JSON.stringify(saved)}`,
+      );
+      // Left as the other checks found it: the model and the preset credentials go.
+      await call(baseUrl, token, "DELETE", `/models/${String(saved.id)}`);
+      const creds = await call<{ credentials: { id: string; name: string }[] }>(baseUrl, token, "GET", "/credentials");
+      for (const c of creds.credentials.filter((c) => c.name === "OpenAI" || c.name === "vLLM")) {
+        await call(baseUrl, token, "DELETE", `/credentials/${c.id}`);
+      }
+      await goTo(page, "Credentials");
+      await goTo(page, "Models");
     });
 
     await check("dashboard: a turn on the new model shows in Runs and in the Usage table and chart", async () => {

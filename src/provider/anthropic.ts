@@ -10,7 +10,8 @@ const ANTHROPIC_VERSION = "2023-06-01";
 // Anthropic's error bodies ({"type":"error","error":{"type","message"}}) are read by classifyHttpFailure.
 export const ANTHROPIC_API: WireApi = {
   path: "/messages",
-  headers: (model) => ({ "x-api-key": model.apiKey, "anthropic-version": ANTHROPIC_VERSION }),
+  // No x-api-key for a model without a key (a local server with an Anthropic endpoint).
+  headers: (model) => ({ ...(model.apiKey !== "" && { "x-api-key": model.apiKey }), "anthropic-version": ANTHROPIC_VERSION }),
   body: buildAnthropicRequestBody,
   mapper: (secrets) => new AnthropicStreamParser(secrets),
 };

@@ -2,6 +2,7 @@
 // classified without their text, timings recorded, the wait for the answer bounded
 // by the stall timeout) and the classification of a non-2xx answer from a bounded
 // read of its body.
+import { endpointUrl } from "./endpoint.ts";
 import { classifyHttpFailure, ProviderError, providerErrorFromNetwork } from "./failure.ts";
 import type { CallTimings, ModelConfig } from "./types.ts";
 import { headersStallError, stallTimeoutOf, type WatchdogOptions } from "./watchdog.ts";
@@ -25,7 +26,7 @@ export interface StreamingPost {
 /** Sends the request and returns the response, or throws a classified failure. */
 export async function postStreaming(post: StreamingPost): Promise<Response> {
   const { model, signal } = post;
-  const url = `${model.baseUrl.replace(/\/+$/, "")}${post.path}`;
+  const url = endpointUrl(model.baseUrl, post.path);
   const timeoutMs = stallTimeoutOf(post.watchdog);
   // Aborted when the provider says nothing for the stall timeout; the run's own signal still aborts it too.
   const stalled = new AbortController();

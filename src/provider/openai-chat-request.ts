@@ -1,5 +1,6 @@
 // The Chat Completions request body. Built in a fixed key order from the input
 // alone, so the same conversation serializes to the same bytes (prompt caching).
+import { isAzureOpenAi } from "./endpoint.ts";
 import { dataUri, toolImagesCaption } from "./images.ts";
 import type { ChatMessage, ImagePart, ModelRequest, ToolDefinition } from "./types.ts";
 
@@ -27,7 +28,8 @@ export function buildChatRequestBody(request: ModelRequest): string {
   body.stream_options = { include_usage: true };
   if (model.maxOutputTokens !== undefined) body.max_completion_tokens = model.maxOutputTokens;
   if (model.reasoningEffort) body.reasoning_effort = model.reasoningEffort;
-  // Only OpenAI routes by prompt_cache_key; strict compatible servers reject unknown fields.
+  // Only OpenAI routes by prompt_cache_key; strict compatible servers (Azure OpenAI's dated
+  // api-versions among them: "Unrecognized request argument") reject unknown fields.
   if (request.cacheKey && isOpenAi(model)) body.prompt_cache_key = request.cacheKey;
   // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key.
   return JSON.stringify({ ...body, ...model.extraBody });
@@ -42,6 +44,7 @@ function requiresReasoningReplay(model: ModelRequest["model"]): boolean {
 }
 
 function isOpenAi(model: ModelRequest["model"]): boolean {
+  if (isAzureOpenAi(model.baseUrl)) return false;
   return /(^|\.)openai\.com$/i.test(safeHost(model.baseUrl)) || /^(gpt|o\d)/i.test(model.model);
 }
 

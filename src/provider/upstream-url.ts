@@ -3,6 +3,10 @@
 // the name and address as written; see docs/outbound-safety.md for what it cannot see.
 import ipaddr from "ipaddr.js";
 
+/** Where the setting goes: the refusal reaches whoever typed the URL, often in the dashboard, far from the server's files. */
+const HOW_TO_ALLOW =
+  "the server allows such URLs only with BYOK_ALLOW_PRIVATE_UPSTREAMS=true: a local npm run dev sets it in the .dev.vars it writes; a deployment needs it among its vars";
+
 export function checkUpstreamUrl(raw: string, allowPrivate: boolean): string | undefined {
   let url: URL;
   try {
@@ -16,7 +20,7 @@ export function checkUpstreamUrl(raw: string, allowPrivate: boolean): string | u
   // The URL parser has already turned every IPv4 spelling (hex, octal, short, decimal) into a.b.c.d.
   const why = whyNotPublic(url.hostname);
   if (why) {
-    return `base_url points at a loopback or private address (${url.hostname}: ${why}); set BYOK_ALLOW_PRIVATE_UPSTREAMS=true to allow it`;
+    return `base_url points at a loopback or private address (${url.hostname}: ${why}); ${HOW_TO_ALLOW}`;
   }
   if (url.protocol !== "https:") return "base_url must use https (plain http is only allowed with BYOK_ALLOW_PRIVATE_UPSTREAMS=true)";
   return undefined;

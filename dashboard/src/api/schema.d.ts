@@ -1952,8 +1952,10 @@ export interface components {
       headers: {
         [key: string]: string;
       } | null;
-      /** @description The key's last four characters; empty for keys under 8 characters */
+      /** @description The key's last four characters; empty for keys under 8 characters and without a key */
       key_last_four: string;
+      /** @description False for a credential stored without a key: its calls send none */
+      has_key: boolean;
       team_id: string;
       owner_user_id: string | null;
       /**
@@ -1974,7 +1976,10 @@ export interface components {
       provider: "openai-chat" | "openai-responses" | "anthropic";
       /** @example https://api.openai.com/v1 */
       base_url: string;
-      /** @description The provider key; stored encrypted, never shown again */
+      /**
+       * @description The provider key; stored encrypted, never shown again. Empty or left out: none (a local server that checks no key)
+       * @default
+       */
       api_key: string;
       /**
        * @description "user": yours alone; "team": the whole team (admins only)

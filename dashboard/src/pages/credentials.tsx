@@ -2,6 +2,7 @@
 // rotated and deleted. A key is sent once and never shown again: the page shows only
 // its last four characters. The add form keeps the typed key (in memory) only while
 // the API's 400 or 409 is being fixed; any other outcome, Cancel or leaving drops it.
+// A provider picked from the list (providers/presets.ts) fills the kind and base URL.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, answer } from "../api.ts";
 import { formatDateTime } from "../format.ts";
@@ -12,6 +13,7 @@ import { useApiForm } from "../ui/form.ts";
 import { type HeaderRow, headersOf } from "../ui/header-rows.ts";
 import { HeadersEditor } from "../ui/headers-editor.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
+import { baseUrlOf, PRESETS, type ProviderPreset, presetById, unfilledPlaceholder } from "../providers/presets.ts";
 import { type Column, DataTable } from "../ui/table.tsx";
 import { scopeHint } from "./scope-hint.ts";
 
@@ -21,8 +23,8 @@ const PROVIDERS: { value: ProviderKind; label: string }[] = [
   { value: "anthropic", label: "Anthropic Messages" },
 ];
 
-/** "…abcd"; keys under 8 characters keep even those to themselves. */
-const lastFour = (c: Credential) => (c.key_last_four ? `…${c.key_last_four}` : "(hidden: short key)");
+/** "…abcd"; keys under 8 characters keep even those to themselves; "none" for a server that checks no key. */
+const lastFour = (c: Credential) => (!c.has_key ? "none" : c.key_last_four ? `…${c.key_last_four}` : "(hidden: short key)");
 
 export function CredentialsPage({ api, me }: PageProps) {
   const [credentials, setCredentials] = useState<Credential[] | null>(null);
@@ -93,7 +95,7 @@ export function CredentialsPage({ api, me }: PageProps) {
       cell: (c) =>
         canManage(c) ? (
           <div class="actions">
-            <button type="button" onClick={() => setRotating(c)} aria-label={`Rotate the key of ${c.name}`}>
+            <button type="button" onClick={() => setRotating(c)} aria-label={`Rotate key of ${c.name}`}>
               Rotate key
             </button>
             <button type="button" class="danger" onClick={() => void remove(c)} aria-label={`Delete ${c.name}`}>
@@ -129,7 +131,7 @@ export function CredentialsPage({ api, me }: PageProps) {
           }}
           onSaved={(c) => {
             setAdding(false);
-            setStatus(`${c.name} added; its key ends in ${lastFour(c)}.`);
+            setStatus(c.has_key ? `${c.name} added; its key ends in ${lastFour(c)}.` : `${c.name} added, without a key.`);
             setCredentials((list) => [...(list ?? []), c]);
             backToList();
           }}
@@ -166,7 +168,36 @@ interface FormProps extends PageProps {
   onCancel: () => void;
 }
 
+/** A preset's label without what it adds for the list: "Ollama (on this machine)" names a credential "Ollama". */
+const defaultName = (p: ProviderPreset) => p.label.replace(/\s*\(.*\)$/, "");
+
+const PRESET_OPTIONS = [{ value: "", label: "None: I fill in the fields" }, ...PRESETS.map((p) => ({ value: p.id, label: p.label }))];
+
+/** What the picked preset filled in, where its key comes from, and for a local server where loopback URLs are allowed. */
+function PresetHint({ preset }: { preset: ProviderPreset | undefined }) {
+  if (!preset) return <>Pick one to fill in the provider and base URL.</>;
+  return (
+    <>
+      Filled in the provider and base URL; change them if yours differ.{" "}
+      <a href={preset.docs} target="_blank" rel="noreferrer">
+        {preset.local ? "Its OpenAI-compatible API" : "Where to find the key"}
+      </a>
+      .
+      {preset.local && (
+        <>
+          {" "}
+          A local <code>npm run dev</code> allows loopback URLs (the <code>.dev.vars</code> it writes sets{" "}
+          <code>BYOK_ALLOW_PRIVATE_UPSTREAMS=true</code>); a deployment refuses them unless it sets that too, and a Worker on Cloudflare
+          cannot reach this machine at all.
+        </>
+      )}
+    </>
+  );
+}
+
 function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
+  const [presetId, setPresetId] = useState("");
+  const [names, setNames] = useState<Record<string, string>>({});
   const [name, setName] = useState("");
   const [provider, setProvider] = useState<ProviderKind>("openai-chat");
   const [baseUrl, setBaseUrl] = useState("");
@@ -177,9 +208,43 @@ function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
   const headingRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => headingRef.current?.focus(), []);
   const isAdmin = me.user?.role === "admin";
+  const preset = presetById(presetId);
+
+  function choose(id: string) {
+    const next = presetById(id);
+    // The name follows the preset until the user writes one of their own.
+    if (next && (name.trim() === "" || (preset && name === defaultName(preset)))) setName(defaultName(next));
+    setPresetId(id);
+    setNames({});
+    if (!next) return;
+    setProvider(next.provider);
+    setBaseUrl(next.baseUrl);
+  }
+  function nameIt(placeholder: string, value: string) {
+    const next = { ...names, [placeholder]: value };
+    setNames(next);
+    if (preset) setBaseUrl(baseUrlOf(preset, next));
+  }
+
+  /** What the form itself can tell before sending: a placeholder left in the base URL, a key the preset needs. */
+  function problems(): Record<string, string> {
+    const found: Record<string, string> = {};
+    const hole = unfilledPlaceholder(baseUrl);
+    if (hole) {
+      const label = preset?.placeholders?.find((p) => p.name === hole)?.label;
+      found.base_url = `Replace {${hole}} in the base URL${label ? ` (fill in ${label})` : ""}.`;
+    }
+    if (preset?.keyNeeded && apiKey.trim() === "") found.api_key = `${preset.label} needs a key. ${preset.keyHint}`;
+    return found;
+  }
 
   async function submit(e: Event) {
     e.preventDefault();
+    const found = problems();
+    if (Object.keys(found).length > 0) {
+      form.fail(found);
+      return;
+    }
     const h = headersOf(headers);
     const body = { name, provider, base_url: baseUrl, api_key: apiKey, scope, ...(Object.keys(h).length > 0 && { headers: h }) };
     let saved: Credential | undefined;
@@ -205,6 +270,14 @@ function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
       </h2>
       <ErrorNotice>{form.alert}</ErrorNotice>
       <form ref={form.formRef} onSubmit={submit} noValidate>
+        <SelectField
+          label="Provider preset"
+          name="preset"
+          value={presetId}
+          onValue={choose}
+          options={PRESET_OPTIONS}
+          hint={<PresetHint preset={preset} />}
+        />
         <div class="grid">
           <TextField label="Name" name="name" required maxLength={200} value={name} onValue={setName} error={f.name} />
           <SelectField
@@ -226,17 +299,29 @@ function AddCredential({ api, me, onSaved, onCancel }: FormProps) {
             onValue={setBaseUrl}
             error={f.base_url}
           />
+          {preset?.placeholders?.map((p) => (
+            <TextField
+              key={p.name}
+              label={p.label}
+              name={`preset_${p.name}`}
+              required
+              spellcheck={false}
+              value={names[p.name] ?? ""}
+              onValue={(v) => nameIt(p.name, v)}
+              hint={p.hint}
+            />
+          ))}
           <TextField
             label="API key"
             name="api_key"
             type="password"
             autocomplete="off"
-            required
+            required={preset?.keyNeeded ?? false}
             spellcheck={false}
             value={apiKey}
             onValue={setApiKey}
             error={f.api_key}
-            hint="Sent once, stored encrypted, never shown again."
+            hint={`${preset ? preset.keyHint : "Leave it empty only for a server that checks no key."} Sent once, stored encrypted, never shown again.`}
           />
           <SelectField
             label="Scope"

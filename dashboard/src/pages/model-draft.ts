@@ -1,5 +1,6 @@
 // The Models page's form as data (pages/model-form.tsx): the fields of a model to add,
 // edit or duplicate, and the request body they make (POST / PATCH /api/v1/models).
+import type { CatalogueFill } from "../providers/catalogue.ts";
 import type { Credential, Model, Scope } from "../types.ts";
 import { type HeaderRow, headersOf, rowsOf } from "../ui/header-rows.ts";
 
@@ -98,4 +99,18 @@ export function bodyOf(d: Draft, editing: boolean): { body: Record<string, unkno
   }
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
   return { body };
+}
+
+/**
+ * The draft with what the catalogue filled in (providers/catalogue.ts): its figures replace the
+ * fields', Takes images follows it where it says, and a reasoning model keeps an effort the user
+ * chose (else "medium"), while one that does not reason gets none. Fields it does not know stay.
+ */
+export function withCatalogueFill(d: Draft, fill: Pick<CatalogueFill, "fields" | "vision" | "reasoningEffort">): Draft {
+  const next: Draft = { ...d, ...fill.fields };
+  if (fill.vision !== undefined) next.vision = fill.vision;
+  if (fill.reasoningEffort !== undefined) {
+    next.reasoning_effort = fill.reasoningEffort !== "" && d.reasoning_effort.trim() !== "" ? d.reasoning_effort : fill.reasoningEffort;
+  }
+  return next;
 }

@@ -1,14 +1,17 @@
 // The add / edit / duplicate form of the Models page: every field of POST
 // /api/v1/models (src/hosting/admin/model-routes.ts), the usual ones first and the rest under
-// "Advanced settings". The API validates; its messages show beside their fields.
-import { useEffect, useRef, useState } from "preact/hooks";
+// "Advanced settings". The API validates; its messages show beside their fields. "Fill in
+// from the catalogue" sets limits, images, reasoning and prices from the model catalogues
+// (providers/catalogue.ts, loaded on first use), and every field stays the user's to change.
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { type Api, answer } from "../api.ts";
 import type { CreateModel, Credential, Me, Model, Scope } from "../types.ts";
 import { CheckboxField, Field, SelectField, TextField } from "../ui/field.tsx";
 import { useApiForm } from "../ui/form.ts";
 import { HeadersEditor } from "../ui/headers-editor.tsx";
-import { ErrorNotice } from "../ui/notice.tsx";
-import { bodyOf, type Draft, draftOf, type ModelFormMode, type NUMBERS } from "./model-draft.ts";
+import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
+import { presetOfBaseUrl } from "../providers/presets.ts";
+import { bodyOf, type Draft, draftOf, type ModelFormMode, type NUMBERS, withCatalogueFill } from "./model-draft.ts";
 import { scopeHint } from "./scope-hint.ts";
 
 interface ModelFormProps {
@@ -31,6 +34,32 @@ export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: Mod
     (value: Draft[K]) =>
       setDraft((d) => ({ ...d, [key]: value }));
   const editing = mode.kind === "edit";
+  const credential = credentials.find((c) => c.id === draft.credential_id);
+  const suggestions = (credential && presetOfBaseUrl(credential.base_url)?.models) ?? [];
+  const suggestionsId = useId();
+  const advancedRef = useRef<HTMLDetailsElement>(null);
+  const [filling, setFilling] = useState(false);
+  const [fillNote, setFillNote] = useState("");
+
+  async function fillFromCatalogue() {
+    if (!credential || draft.model.trim() === "") {
+      setFillNote("Choose the credential and type the upstream model first.");
+      return;
+    }
+    setFilling(true);
+    try {
+      const { fillSummary, lookUpModel } = await import("../providers/catalogue.ts");
+      const fill = await lookUpModel(credential, draft.model);
+      setDraft((d) => withCatalogueFill(d, fill));
+      // Most of what a fill sets is under "Advanced settings": open it, so that the user sees what changed.
+      if (advancedRef.current && (fill.vision !== undefined || Object.keys(fill.fields).length > 0)) advancedRef.current.open = true;
+      setFillNote(fillSummary(draft.model, fill));
+    } catch (err) {
+      setFillNote(`The catalogue could not be loaded: ${errorText(err)}`);
+    } finally {
+      setFilling(false);
+    }
+  }
   const title = mode.kind === "add" ? "Add a model" : mode.kind === "edit" ? `Edit ${mode.model.name}` : `Duplicate ${mode.model.name}`;
 
   async function submit(e: Event) {
@@ -106,7 +135,23 @@ export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: Mod
             onValue={set("model")}
             error={f.model}
             hint="The provider's own model id, e.g. gpt-5."
+            {...(suggestions.length > 0 && { list: suggestionsId })}
           />
+          {suggestions.length > 0 && (
+            <datalist id={suggestionsId}>
+              {suggestions.map((m) => (
+                <option key={m} value={m} />
+              ))}
+            </datalist>
+          )}
+          <div class="field">
+            <button type="button" onClick={() => void fillFromCatalogue()} disabled={filling}>
+              Fill in from the catalogue
+            </button>
+            <p class="hint">
+              Context window, output limit, images, reasoning and prices of the upstream model, where the catalogue knows them.
+            </p>
+          </div>
           {editing ? (
             <Field label="Scope" name="scope">
               {(control) => <input {...control} value={draft.scope === "team" ? "Team" : "Personal"} readOnly />}
@@ -126,6 +171,7 @@ export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: Mod
           {num("price_input_per_mtok", "Input price (USD per million tokens)", undefined, "any")}
           {num("price_output_per_mtok", "Output price (USD per million tokens)", undefined, "any")}
         </div>
+        <StatusNotice>{fillNote}</StatusNotice>
         <CheckboxField
           label="Enabled"
           name="enabled"
@@ -134,7 +180,7 @@ export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: Mod
           error={f.enabled}
           hint="Disabled models are not listed in Cursor nor usable."
         />
-        <details>
+        <details ref={advancedRef}>
           <summary>Advanced settings</summary>
           <div class="grid">
             {num("price_cache_read_per_mtok", "Cache-read price (USD per million tokens)", "Empty: the input price.", "any")}

@@ -61,6 +61,8 @@ interface TextFieldProps {
   step?: number | "any";
   spellcheck?: boolean;
   inputMode?: "numeric" | "decimal" | "url" | "text";
+  /** The id of a <datalist> of suggestions. */
+  list?: string;
 }
 
 /** A text-like <input> (text, url, number, password…) in a Field; HTML constraints for the obvious rules, the API decides. */

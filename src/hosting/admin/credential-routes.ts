@@ -5,7 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { forgetModelCatalogs } from "../config/principal-models.ts";
 import { checkCustomHeaders } from "../../provider/upstream-headers.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
-import { encryptCredentialKey, keyLastFour } from "../keys/credential-key.ts";
+import { encryptCredentialKey, keyLastFour, NO_KEY } from "../keys/credential-key.ts";
 import { AppError } from "../../core/errors.ts";
 import type { AppEnv } from "../../core/env.ts";
 import {
@@ -27,6 +27,10 @@ import { teamDataKey } from "../keys/team-data-key.ts";
 const Provider = z.enum(["openai-chat", "openai-responses", "anthropic"]);
 export const Scope = z.enum(["user", "team"]).openapi({ description: '"user": yours alone; "team": the whole team (admins only)' });
 const ApiKey = z.string().trim().min(1).max(4096).openapi({ description: "The provider key; stored encrypted, never shown again" });
+/** A new credential's key; left out or empty for a server that checks none (docs/hosting.md#credentials-and-models). */
+const NewKey = z.string().trim().max(4096).default("").openapi({
+  description: "The provider key; stored encrypted, never shown again. Empty or left out: none (a local server that checks no key)",
+});
 /** Extra request headers; never auth, host, framing or hop-by-hop ones (docs/outbound-safety.md). */
 export const Headers = z
   .record(z.string().min(1).max(200), z.string().max(4096))
@@ -41,7 +45,10 @@ const CredentialSchema = z
     base_url: z.string(),
     scope: Scope,
     headers: z.record(z.string(), z.string()).nullable(),
-    key_last_four: z.string().openapi({ description: "The key's last four characters; empty for keys under 8 characters" }),
+    key_last_four: z
+      .string()
+      .openapi({ description: "The key's last four characters; empty for keys under 8 characters and without a key" }),
+    has_key: z.boolean().openapi({ description: "False for a credential stored without a key: its calls send none" }),
     team_id: z.string(),
     owner_user_id: z.string().nullable(),
     created_at: Timestamp,
@@ -54,7 +61,7 @@ const CreateCredential = z
     name: z.string().trim().min(1).max(200).openapi({ example: "OpenAI (team)" }),
     provider: Provider,
     base_url: z.string().trim().min(1).max(2048).openapi({ example: "https://api.openai.com/v1" }),
-    api_key: ApiKey,
+    api_key: NewKey,
     scope: Scope,
     headers: Headers.optional(),
   })
@@ -91,7 +98,8 @@ credentialRoutes.openapi(
       provider: body.provider,
       baseUrl: body.base_url.replace(/\/+$/, ""),
       headersJson: body.headers ? JSON.stringify(body.headers) : null,
-      encryptedKey: await encryptCredentialKey(dataKey, { teamId: user.teamId, credentialId: id }, body.api_key),
+      encryptedKey:
+        body.api_key === "" ? NO_KEY : await encryptCredentialKey(dataKey, { teamId: user.teamId, credentialId: id }, body.api_key),
       keyLastFour: keyLastFour(body.api_key),
       createdAtMs: now,
       updatedAtMs: now,
@@ -187,6 +195,7 @@ function credentialJson(row: CredentialRow) {
     scope: row.scope,
     headers: row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : null,
     key_last_four: row.keyLastFour,
+    has_key: row.encryptedKey !== NO_KEY,
     team_id: row.teamId,
     owner_user_id: row.ownerUserId,
     created_at: iso(row.createdAtMs),

@@ -15,7 +15,8 @@ const entrySchema = z.object({
   name: z.string().min(1).max(200),
   provider: z.enum(["openai-chat", "openai-responses", "anthropic"]),
   base_url: z.string().min(1),
-  api_key: z.string().min(1),
+  // Left out or empty for a server that checks no key (a local one): no key header is sent.
+  api_key: z.string().default(""),
   model: z.string().min(1),
   context_window: z.number().int().positive().optional(),
   max_output_tokens: z.number().int().positive().optional(),

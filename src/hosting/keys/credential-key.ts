@@ -5,6 +5,12 @@ import { AppError } from "../../core/errors.ts";
 import type { DataKey } from "./data-key.ts";
 import { open, parseEnvelope, sameKeyId, seal } from "./sealed-envelope.ts";
 
+/**
+ * What a credential without a key (a local server that checks none) stores instead of an envelope:
+ * there is nothing to encrypt, and its models send no key header (docs/keys-at-rest.md).
+ */
+export const NO_KEY = "";
+
 /** Whose key it is: both ids are in the additional data. */
 export interface CredentialOwner {
   teamId: string;

@@ -1,7 +1,7 @@
 // Opening a hosted model's stored key for one provider call (docs/hosting.md#models-per-user):
 // the team's data key is unwrapped with the KEK and kept per isolate as a non-extractable
 // CryptoKey; the provider key itself lives only in the request being made.
-import { decryptCredentialKey } from "./credential-key.ts";
+import { decryptCredentialKey, NO_KEY } from "./credential-key.ts";
 import { type DataKey, unwrapDataKey } from "./data-key.ts";
 import type { KekEnv } from "./kek.ts";
 import type { ModelConfig, Provider } from "../../provider/types.ts";
@@ -14,6 +14,7 @@ const dataKeys = new Map<string, Promise<DataKey>>();
 export async function withOpenedKey(env: KekEnv, model: ModelConfig): Promise<ModelConfig> {
   const stored = model.storedKey;
   if (!stored) return model;
+  if (stored.encryptedKey === NO_KEY) return { ...model, apiKey: "" };
   const dataKey = await dataKeyOf(env, stored.wrappedDataKey);
   const apiKey = await decryptCredentialKey(dataKey, { teamId: stored.teamId, credentialId: stored.credentialId }, stored.encryptedKey);
   return { ...model, apiKey };

@@ -1,7 +1,7 @@
 // The Models page's form as data (dashboard/src/pages/model-draft.ts): what a new,
 // edited or duplicated model's fields start as, and the body they send.
 import { describe, expect, it } from "vitest";
-import { bodyOf, draftOf } from "../../../dashboard/src/pages/model-draft.ts";
+import { bodyOf, draftOf, withCatalogueFill } from "../../../dashboard/src/pages/model-draft.ts";
 import type { Credential, Model } from "../../../dashboard/src/types.ts";
 
 const credential: Credential = {
@@ -12,6 +12,7 @@ const credential: Credential = {
   scope: "team",
   headers: null,
   key_last_four: "abcd",
+  has_key: true,
   team_id: "team-1",
   owner_user_id: null,
   created_at: "2026-03-01T00:00:00Z",
@@ -65,5 +66,39 @@ describe("the model form's draft", () => {
     const edit = draftOf({ kind: "edit", model: teamModel }, [credential], false);
     expect(edit.scope).toBe("team");
     expect(sent(bodyOf(edit, true))).not.toHaveProperty("scope");
+  });
+});
+
+describe("a draft filled in from the catalogue", () => {
+  const added = () => draftOf({ kind: "add" }, [credential], false);
+
+  it("takes the catalogue's figures and leaves what it does not know as it was", () => {
+    const draft = { ...added(), name: "mine", stall_timeout_ms: "600000", price_input_per_mtok: "9" };
+    const filled = withCatalogueFill(draft, { fields: { context_window: "1000000", price_input_per_mtok: "2" }, vision: false });
+    expect(filled).toMatchObject({
+      name: "mine",
+      stall_timeout_ms: "600000",
+      context_window: "1000000",
+      price_input_per_mtok: "2",
+      vision: false,
+    });
+    // A figure the user changes afterwards is what is sent.
+    expect(sent(bodyOf({ ...filled, price_input_per_mtok: "1.5" }, false))).toMatchObject({
+      context_window: 1000000,
+      price_input_per_mtok: 1.5,
+    });
+  });
+
+  it("keeps Takes images when the catalogue does not say", () => {
+    expect(withCatalogueFill(added(), { fields: {} }).vision).toBe(true);
+  });
+
+  it("turns reasoning on at medium unless the user chose an effort, and off for a model that does not reason", () => {
+    expect(withCatalogueFill(added(), { fields: {}, reasoningEffort: "medium" }).reasoning_effort).toBe("medium");
+    expect(withCatalogueFill({ ...added(), reasoning_effort: "high" }, { fields: {}, reasoningEffort: "medium" }).reasoning_effort).toBe(
+      "high",
+    );
+    expect(withCatalogueFill({ ...added(), reasoning_effort: "high" }, { fields: {}, reasoningEffort: "" }).reasoning_effort).toBe("");
+    expect(withCatalogueFill({ ...added(), reasoning_effort: "low" }, { fields: {} }).reasoning_effort).toBe("low");
   });
 });

@@ -1,6 +1,7 @@
 // The dashboard's first page loads under 100 KB of JavaScript (issue 12): the
 // script and modulepreload files that dashboard/dist/index.html names, uncompressed.
-// uPlot is not among them: the Usage page imports it when it opens (docs/dashboard.md).
+// uPlot is not among them: the Usage page imports it when it opens (docs/dashboard.md); nor
+// are the model catalogues, which the model form imports when it first fills from them.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -38,6 +39,16 @@ describe("the dashboard's first page", () => {
       // uPlot's own DOM class names: present only where its code is.
       expect(code).not.toContain("u-over");
       expect(code).not.toContain("u-legend");
+    }
+  });
+
+  it("does not load the model catalogues", () => {
+    for (const src of firstPageScripts()) {
+      expect(src).not.toMatch(/genai-prices|catalogue|openrouter/i);
+      const code = read(src).toString("utf8");
+      // genai-prices' provider table and models.dev's entries: present only where their data is.
+      expect(code).not.toContain("api_pattern");
+      expect(code).not.toContain("release_date");
     }
   });
 });

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { checkUpstreamUrl } from "../../../src/provider/upstream-url.ts";
 import { PRIVATE_HOSTS, PUBLIC_HOSTS } from "../../support/upstream-hosts.ts";
 
-const REFUSED = /^base_url points at a loopback or private address \(.+: .+\); set BYOK_ALLOW_PRIVATE_UPSTREAMS=true to allow it$/;
+const REFUSED =
+  /^base_url points at a loopback or private address \(.+: .+\); the server allows such URLs only with BYOK_ALLOW_PRIVATE_UPSTREAMS=true: a local npm run dev sets it in the \.dev\.vars it writes; a deployment needs it among its vars$/;
 
 describe("upstream URL guard", () => {
   for (const [group, hosts] of Object.entries(PRIVATE_HOSTS)) {

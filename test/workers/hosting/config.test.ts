@@ -46,6 +46,15 @@ describe("upstream URL guard", () => {
 });
 
 describe("BYOK_MODELS", () => {
+  it("takes an entry without api_key, for a server that checks none, as a model without a key", () => {
+    const catalog = modelCatalogFromEnv({
+      BYOK_MODELS: JSON.stringify([{ name: "ollama", provider: "openai-chat", base_url: "http://127.0.0.1:11434/v1", model: "qwen3" }]),
+      BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
+    });
+    expect([...catalog.problems.keys()]).toEqual([]);
+    expect(catalog.models.map((m) => ({ name: m.name, apiKey: m.apiKey }))).toEqual([{ name: "ollama", apiKey: "" }]);
+  });
+
   it("keeps good entries and reports bad ones without their keys", () => {
     const catalog = catalogOf(
       JSON.stringify([

@@ -4,7 +4,7 @@
 // ciphertext at rest, bound to their team and credential.
 import { beforeAll, describe, expect, it } from "vitest";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import worker from "../../../src/worker.ts";
 import {
   api,
@@ -17,6 +17,8 @@ import {
   teamWithPeople,
 } from "../../support/admin-client.ts";
 import { BASE } from "../../support/cursor-client.ts";
+import { chatText, createScenario } from "../../support/fake-provider.ts";
+import { storeModel } from "../../support/stored-models.ts";
 
 const KEY = "sk-credential-secret-abcd1234";
 
@@ -67,6 +69,48 @@ async function listed(token: string): Promise<string[]> {
 }
 
 describe("credentials", () => {
+  it("stores a credential without a key for a server that checks none: no envelope, has_key false, and its calls carry no key header", async () => {
+    const scenario = await createScenario([chatText(["OK"])]);
+    const body = { ...credentialBody("user", { headers: { "x-fake-scenario": scenario.id } }), api_key: undefined };
+    const created = expectStatus(
+      await api<Credential & { has_key: boolean }>("POST", "/api/v1/credentials", { token: memberA.token, body }),
+      201,
+    );
+    expect(created).toMatchObject({ key_last_four: "", has_key: false });
+    const row = await env.DB.prepare("SELECT encrypted_key FROM credentials WHERE id = ?")
+      .bind(created.id)
+      .first<{ encrypted_key: string }>();
+    expect(row?.encrypted_key).toBe("");
+    const emptyKey = expectStatus(
+      await api<{ has_key: boolean }>("POST", "/api/v1/credentials", {
+        token: memberA.token,
+        body: credentialBody("user", { api_key: "  " }),
+      }),
+      201,
+    );
+    expect(emptyKey.has_key).toBe(false);
+
+    const model = await storeModel(memberA.token, { credential_id: created.id, scope: "user" });
+    const check = await exports.default.fetch(`${BASE}/byok/v1/models/${model.name}/check`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${memberA.token}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(await check.json()).toMatchObject({ ok: true, text: "OK" });
+    const [request] = await scenario.requests(1);
+    expect(request?.headers).not.toHaveProperty("authorization");
+
+    // A rotation gives it a key.
+    const rotated = expectStatus(
+      await api<{ has_key: boolean; key_last_four: string }>("POST", `/api/v1/credentials/${created.id}/rotate`, {
+        token: memberA.token,
+        body: { api_key: "sk-added-later-5678" },
+      }),
+      200,
+    );
+    expect(rotated).toMatchObject({ has_key: true, key_last_four: "5678" });
+  });
+
   it("stores a credential, shows only its last four characters, rotates its key and deletes it", async () => {
     const created = await createCredential(memberA.token, "user", { headers: { "x-team": "platform" } });
     expect(created).toMatchObject({
@@ -181,6 +225,9 @@ describe("credentials", () => {
       base_url: "https://2130706433/v1",
     });
     expectError(strict, 400, "invalid_argument");
+    // The refusal says how the server would allow it: it is read in the dashboard, far from the server's files.
+    const field = (strict.body as ApiError).error.fields?.find((f) => f.path === "body.base_url");
+    expect(field?.message).toMatch(/127\.0\.0\.1: a loopback address.*BYOK_ALLOW_PRIVATE_UPSTREAMS=true: a local npm run dev sets it/);
   });
 
   it("answers 412 failed_precondition without KEY_ENCRYPTION_KEY and stores nothing", async () => {

@@ -250,6 +250,14 @@ describe("Anthropic provider request", () => {
     expect(request?.headers.authorization).toBeUndefined();
   });
 
+  it("sends no x-api-key for a model without a key (a local server's Anthropic endpoint)", async () => {
+    const scenario = await createScenario([recorded(textStream)]);
+    await collect(createProvider("anthropic").stream(aRequest(scenario, { model: aModel({ apiKey: "" }) })));
+    const [request] = await scenario.requests(1);
+    expect(request?.headers).not.toHaveProperty("x-api-key");
+    expect(request?.headers["anthropic-version"]).toBe("2023-06-01");
+  });
+
   it("sends byte-identical bodies for identical input, with cache breakpoints on system, last tool and last message", async () => {
     const scenario = await createScenario([recorded(textStream), recorded(textStream)]);
     const request = (): ModelRequest => ({

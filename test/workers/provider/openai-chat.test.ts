@@ -11,6 +11,7 @@ import {
   chatText,
   chatToolCalls,
   createScenario,
+  fakeProviderUrl,
   hangAfter,
   withGates,
 } from "../../support/fake-provider.ts";
@@ -254,6 +255,57 @@ describe("OpenAI Chat provider request", () => {
     await collect(createProvider("openai-chat").stream(aRequest(scenario)));
     const [request] = await scenario.requests(1);
     expect(Object.keys(JSON.parse(request?.body ?? "{}"))).toEqual(["model", "messages", "stream", "stream_options"]);
+  });
+});
+
+describe("OpenAI Chat provider on an Azure OpenAI deployment URL", () => {
+  // The fake provider is a real HTTP server on loopback standing in for Azure: it records the
+  // path, query string and headers each call arrived with.
+  const deployment = () => `${fakeProviderUrl()}/openai/deployments/gpt-4o-prod?api-version=2024-10-21`;
+
+  it("posts to the deployment's chat/completions with the base URL's api-version, and the key as api-key, not Authorization", async () => {
+    const scenario = await createScenario([chatText(["Hello from Azure"])]);
+    const events = await collect(createProvider("openai-chat").stream(aRequest(scenario, { model: aModel({ baseUrl: deployment() }) })));
+    expect(events.filter((e) => e.kind === "text_delta").map((e) => e.text)).toEqual(["Hello from Azure"]);
+    const [request] = await scenario.requests(1);
+    expect(request?.path).toBe("/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21");
+    expect(request?.headers["api-key"]).toBe(API_KEY);
+    expect(request?.headers).not.toHaveProperty("authorization");
+  });
+
+  it("keeps the api-version last when the deployment URL ends in a slash", async () => {
+    const scenario = await createScenario([chatText(["ok"])]);
+    const baseUrl = `${fakeProviderUrl()}/openai/deployments/gpt-4o-prod/?api-version=2024-10-21`;
+    await collect(createProvider("openai-chat").stream(aRequest(scenario, { model: aModel({ baseUrl }) })));
+    const [request] = await scenario.requests(1);
+    expect(request?.path).toBe("/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21");
+  });
+
+  it("sends no prompt_cache_key to Azure, whose dated api-versions refuse unknown arguments, even for a gpt model", async () => {
+    const scenario = await createScenario([chatText(["ok"])]);
+    const model = aModel({ baseUrl: deployment(), model: "gpt-4o" });
+    await collect(createProvider("openai-chat").stream({ ...aRequest(scenario, { model }), cacheKey: "conv-1" }));
+    const [request] = await scenario.requests(1);
+    expect(JSON.parse(request?.body ?? "{}")).not.toHaveProperty("prompt_cache_key");
+  });
+
+  it("sends no key header at all for a model without a key, on Azure's shape as elsewhere", async () => {
+    const scenario = await createScenario([chatText(["a"]), chatText(["b"])]);
+    for (const baseUrl of [deployment(), `${fakeProviderUrl()}/v1`]) {
+      await collect(createProvider("openai-chat").stream(aRequest(scenario, { model: aModel({ baseUrl, apiKey: "" }) })));
+    }
+    for (const request of await scenario.requests(2)) {
+      expect(request.headers).not.toHaveProperty("authorization");
+      expect(request.headers).not.toHaveProperty("api-key");
+    }
+  });
+
+  it("keeps Authorization for a base URL that is not Azure's", async () => {
+    const scenario = await createScenario([chatText(["ok"])]);
+    await collect(createProvider("openai-chat").stream(aRequest(scenario)));
+    const [request] = await scenario.requests(1);
+    expect(request?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(request?.headers).not.toHaveProperty("api-key");
   });
 });
 

@@ -1,7 +1,7 @@
 // A new user's first run (README.md#set-up-and-run-two-commands), without editing a file:
 // `npm run dev` in a copy of the project with no .dev.vars writes one (mode 0600) and prints
 // the token; in Chromium the user signs in with it, adds a local OpenAI-compatible server
-// (the fake provider on loopback, as Ollama would be) on the Credentials page, a model on
+// (Ollama's preset, pointed at the fake provider on loopback; no key) on the Credentials page, a model on
 // it on the Models page, tests the model, and runs a Cursor turn on it with the same token.
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -14,8 +14,6 @@ import { makeTempDir, onCleanup, removeTempDir, startFirstRunDev, type WranglerD
 
 const UI_TIMEOUT_MS = 10_000;
 const CALL_TIMEOUT_MS = 15_000;
-/** What a keyless local server is given as its key: any text does. */
-const LOCAL_KEY = "ollama";
 
 type Check = (name: string, body: () => Promise<void>) => Promise<void>;
 
@@ -24,7 +22,7 @@ export interface FirstRunCheckOptions {
   providerBase: string;
   upstreamModel: string;
   /** Runs one asserted turn (e2e/main.ts checkTurn) against `baseUrl` as `token` on `model`. */
-  turn: (baseUrl: string, token: string, model: string, apiKey: string) => Promise<string>;
+  turn: (baseUrl: string, token: string, model: string, apiKey: string | undefined) => Promise<string>;
 }
 
 function assert(condition: unknown, message: string): asserts condition {
@@ -106,13 +104,13 @@ export async function checkFirstRun(opts: FirstRunCheckOptions): Promise<void> {
         await nav.getByRole("link", { name: "Credentials", exact: true }).click();
         await page.getByRole("button", { name: "Add a credential" }).click();
         const credForm = page.locator("form", { has: page.getByRole("button", { name: "Add credential" }) });
-        await credForm.getByLabel("Name", { exact: true }).fill("Local server");
+        // Ollama's preset, on the port the stand-in listens on; a local server needs no key.
+        await credForm.getByLabel("Provider preset", { exact: true }).selectOption({ label: "Ollama (on this machine)" });
         await credForm.getByLabel("Base URL", { exact: true }).fill(`${providerBase}/v1`);
-        await credForm.getByLabel("API key", { exact: true }).fill(LOCAL_KEY);
         await credForm.getByRole("button", { name: "Add credential" }).click();
         await page
           .locator("main")
-          .getByRole("row", { name: /Local server/ })
+          .getByRole("row", { name: /Ollama/ })
           .waitFor();
 
         await nav.getByRole("link", { name: "Models", exact: true }).click();
@@ -146,7 +144,7 @@ export async function checkFirstRun(opts: FirstRunCheckOptions): Promise<void> {
 
     await check("first run: a Cursor turn runs on the model added in the dashboard, with the printed token", async () => {
       assert(dev && token, "the first run did not start");
-      await opts.turn(dev.baseUrl, token, modelName, LOCAL_KEY);
+      await opts.turn(dev.baseUrl, token, modelName, undefined);
     });
   } finally {
     await page

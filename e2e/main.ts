@@ -105,7 +105,8 @@ async function checkTurn(
   dev: WranglerDev,
   token: string,
   providerBase: string,
-  apiKey: string,
+  /** undefined: a credential without a key, so no key header. */
+  apiKey: string | undefined,
   model = MODEL_NAME,
   route: Route = { baseUrl: dev.baseUrl },
 ): Promise<string> {
@@ -136,7 +137,11 @@ async function checkTurn(
   assert(requests.length === 1, `the provider got ${requests.length} requests, expected 1`);
   const upstream = requests[0]!;
   assert(upstream.path === "/v1/chat/completions", `provider path was ${upstream.path}`);
-  assert(upstream.headers.authorization === `Bearer ${apiKey}`, "the provider did not get the configured api key");
+  const expectedAuth = apiKey === undefined ? undefined : `Bearer ${apiKey}`;
+  assert(
+    upstream.headers.authorization === expectedAuth,
+    `the provider's authorization was not ${apiKey === undefined ? "absent" : "the configured key"}`,
+  );
   const body = JSON.parse(upstream.body) as { model?: string; stream?: boolean };
   assert(body.model === UPSTREAM_MODEL, `provider request model was ${body.model}, expected ${UPSTREAM_MODEL}`);
   assert(body.stream === true, "provider request was not streaming");

@@ -10588,6 +10588,8 @@ function registerForwarding(router, service, upstream) {
 function forwardUnary(method, upstream) {
   return async (request3, ctx) => {
     upstream.onCall?.(method.name);
+    const gone = method === CodeModeHost.method.wait ? () => cancelWait(request3, ctx, upstream) : void 0;
+    if (gone) ctx.signal.addEventListener("abort", gone, { once: true });
     try {
       const response = await upstream.transport.unary(method, ctx.signal, ctx.timeoutMs(), header(ctx, upstream), request3);
       copyUpstreamMetadata(response.header, ctx.responseHeader);
@@ -10595,8 +10597,15 @@ function forwardUnary(method, upstream) {
       return response.message;
     } catch (error2) {
       throw asClientError(error2);
+    } finally {
+      if (gone) ctx.signal.removeEventListener("abort", gone);
     }
   };
+}
+var CANCEL_WAIT_TIMEOUT_MS = 1e4;
+function cancelWait(wait, ctx, upstream) {
+  const cancel = { sessionId: wait.sessionId, waitId: wait.waitId };
+  upstream.transport.unary(CodeModeHost.method.cancelWait, void 0, CANCEL_WAIT_TIMEOUT_MS, header(ctx, upstream), cancel).catch(() => void 0);
 }
 function forwardServerStream(method, upstream) {
   return async function* (request3, ctx) {

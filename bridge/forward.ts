@@ -9,13 +9,21 @@
 //  - upstream errors rethrown with their code, message, details and metadata;
 //  - on OpenSession, SubscribeToToolCalls and Execute, byok-edge's heartbeats asked
 //    for and dropped on the way back: the upstream then notices at once a client
-//    that left an idle stream, and the client never sees one (docs/code-mode.md#leases).
+//    that left an idle stream, and the client never sees one (docs/code-mode.md#leases);
+//  - a Wait whose client went away retired upstream with a CancelWait of its id:
+//    byok-edge cannot see a client leave a pending unary call (docs/code-mode.md#grpc-bridge).
 // Messages are decoded and re-encoded with the same schema; unknown fields (a
 // newer client's) are kept by protobuf-es and reach the upstream unchanged.
 import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, DescService, MessageShape } from "@bufbuild/protobuf";
 import { type ConnectRouter, ConnectError, type HandlerContext, type Transport } from "@connectrpc/connect";
 import { HEARTBEAT_HEADER, HEARTBEAT_METHODS, isHeartbeat } from "../src/code-mode/host/lease.ts";
-import type { ExecuteEvent, SessionEvent, ToolCall } from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import {
+  CodeModeHost,
+  type ExecuteEvent,
+  type SessionEvent,
+  type ToolCall,
+  type WaitRequest,
+} from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { commitHeadersKey } from "./response-head.ts";
 import { copyUpstreamMetadata, upstreamRequestHeader } from "./metadata.ts";
 
@@ -49,6 +57,8 @@ export function registerForwarding(router: ConnectRouter, service: DescService, 
 function forwardUnary(method: DescMethodUnary, upstream: Upstream) {
   return async (request: MessageShape<DescMessage>, ctx: HandlerContext) => {
     upstream.onCall?.(method.name);
+    const gone = method === CodeModeHost.method.wait ? () => cancelWait(request as WaitRequest, ctx, upstream) : undefined;
+    if (gone) ctx.signal.addEventListener("abort", gone, { once: true });
     try {
       const response = await upstream.transport.unary(method, ctx.signal, ctx.timeoutMs(), header(ctx, upstream), request);
       copyUpstreamMetadata(response.header, ctx.responseHeader);
@@ -56,8 +66,25 @@ function forwardUnary(method: DescMethodUnary, upstream: Upstream) {
       return response.message;
     } catch (error) {
       throw asClientError(error);
+    } finally {
+      if (gone) ctx.signal.removeEventListener("abort", gone);
     }
   };
+}
+
+/** How long the CancelWait for a dropped Wait may take; nobody waits for it. */
+const CANCEL_WAIT_TIMEOUT_MS = 10_000;
+
+/**
+ * The Wait's client went away (or its deadline passed) before the answer: the upstream is told
+ * with a CancelWait of the same id, as the reference retires a Wait whose stream was reset. The
+ * aborted fetch alone does not reach byok-edge's session object (docs/code-mode.md#grpc-bridge).
+ */
+function cancelWait(wait: WaitRequest, ctx: HandlerContext, upstream: Upstream): void {
+  const cancel = { sessionId: wait.sessionId, waitId: wait.waitId };
+  upstream.transport
+    .unary(CodeModeHost.method.cancelWait, undefined, CANCEL_WAIT_TIMEOUT_MS, header(ctx, upstream), cancel)
+    .catch(() => undefined); // the session may be gone already; the Wait is over either way
 }
 
 function forwardServerStream(method: DescMethodServerStreaming, upstream: Upstream) {

@@ -261,6 +261,35 @@ describe("the gRPC bridge", () => {
     await events.next().catch(() => {});
   });
 
+  it("cancels upstream, by its id, a Wait whose client went away, and only such a Wait", async () => {
+    const waiting = deferred();
+    const cancelled = deferred<{ sessionId: string; waitId: string }>();
+    upstream.impl = {
+      wait: async (request, ctx) => {
+        if (request.waitId === "w-answered") return {};
+        waiting.resolve();
+        await abortedPromise(ctx);
+        return {};
+      },
+      cancelWait: (request) => {
+        cancelled.resolve({ sessionId: request.sessionId, waitId: request.waitId });
+        return {};
+      },
+    };
+    await client().wait({ sessionId: SESSION_ID, cellId: "1", waitId: "w-answered", yieldTimeMs: 1n }, { timeoutMs: WAIT_MS });
+    const caller = new AbortController();
+    const dropped = client().wait(
+      { sessionId: SESSION_ID, cellId: "1", waitId: "w-dropped", yieldTimeMs: 60_000n },
+      { signal: caller.signal },
+    );
+    dropped.catch(() => {});
+    await withTimeout(waiting.promise, WAIT_MS, "the Wait upstream");
+    caller.abort(); // Codex resets the Wait's stream
+    expect(await withTimeout(cancelled.promise, WAIT_MS, "a CancelWait upstream")).toEqual({ sessionId: SESSION_ID, waitId: "w-dropped" });
+    expect(upstream.calls.map((call) => call.method)).toEqual(["Wait", "Wait", "CancelWait"]);
+    expect(upstream.calls[2]?.header.get("authorization")).toBe(`Bearer ${TOKEN}`);
+  });
+
   it("gives the upstream the client's deadline", async () => {
     let seen: number | undefined;
     upstream.impl = {

@@ -11,7 +11,9 @@
 //    for and dropped on the way back: the upstream then notices at once a client
 //    that left an idle stream, and the client never sees one (docs/code-mode.md#leases);
 //  - a Wait whose client went away retired upstream with a CancelWait of its id:
-//    byok-edge cannot see a client leave a pending unary call (docs/code-mode.md#grpc-bridge).
+//    byok-edge cannot see a client leave a pending unary call (docs/code-mode.md#grpc-bridge);
+//  - a CompleteToolCall's reply out before the session's stream messages that arrive
+//    while it is in flight (completion-order.ts).
 // Messages are decoded and re-encoded with the same schema; unknown fields (a
 // newer client's) are kept by protobuf-es and reach the upstream unchanged.
 import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, DescService, MessageShape } from "@bufbuild/protobuf";
@@ -19,12 +21,14 @@ import { type ConnectRouter, ConnectError, type HandlerContext, type Transport }
 import { HEARTBEAT_HEADER, HEARTBEAT_METHODS, isHeartbeat } from "../src/code-mode/host/lease.ts";
 import {
   CodeModeHost,
+  type CompleteToolCallRequest,
   type ExecuteEvent,
   type SessionEvent,
   type ToolCall,
   type WaitRequest,
 } from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
-import { commitHeadersKey } from "./response-head.ts";
+import { CompletionOrder } from "./completion-order.ts";
+import { commitHeadersKey, responseClosedKey } from "./response-head.ts";
 import { copyUpstreamMetadata, upstreamRequestHeader } from "./metadata.ts";
 
 export interface Upstream {
@@ -35,16 +39,17 @@ export interface Upstream {
 }
 
 export function registerForwarding(router: ConnectRouter, service: DescService, upstream: Upstream): void {
+  const order = new CompletionOrder();
   for (const method of service.methods) {
     switch (method.methodKind) {
       case "unary": {
         const unary = method as DescMethodUnary; // DescMethod does not narrow on methodKind
-        router.rpc(unary, forwardUnary(unary, upstream));
+        router.rpc(unary, forwardUnary(unary, upstream, order));
         break;
       }
       case "server_streaming": {
         const stream = method as DescMethodServerStreaming;
-        router.rpc(stream, forwardServerStream(stream, upstream));
+        router.rpc(stream, forwardServerStream(stream, upstream, order));
         break;
       }
       default:
@@ -54,9 +59,14 @@ export function registerForwarding(router: ConnectRouter, service: DescService, 
   }
 }
 
-function forwardUnary(method: DescMethodUnary, upstream: Upstream) {
+function forwardUnary(method: DescMethodUnary, upstream: Upstream, order: CompletionOrder) {
   return async (request: MessageShape<DescMessage>, ctx: HandlerContext) => {
     upstream.onCall?.(method.name);
+    const handled = Promise.withResolvers<void>();
+    if (method === CodeModeHost.method.completeToolCall) {
+      const sessionId = (request as CompleteToolCallRequest).sessionId.toLowerCase();
+      order.track(sessionId, ctx.values.get(responseClosedKey) ?? handled.promise);
+    }
     const gone = method === CodeModeHost.method.wait ? () => cancelWait(request as WaitRequest, ctx, upstream) : undefined;
     if (gone) ctx.signal.addEventListener("abort", gone, { once: true });
     try {
@@ -67,6 +77,7 @@ function forwardUnary(method: DescMethodUnary, upstream: Upstream) {
     } catch (error) {
       throw asClientError(error);
     } finally {
+      handled.resolve();
       if (gone) ctx.signal.removeEventListener("abort", gone);
     }
   };
@@ -87,7 +98,7 @@ function cancelWait(wait: WaitRequest, ctx: HandlerContext, upstream: Upstream):
     .catch(() => undefined); // the session may be gone already; the Wait is over either way
 }
 
-function forwardServerStream(method: DescMethodServerStreaming, upstream: Upstream) {
+function forwardServerStream(method: DescMethodServerStreaming, upstream: Upstream, order: CompletionOrder) {
   return async function* (request: MessageShape<DescMessage>, ctx: HandlerContext) {
     upstream.onCall?.(method.name);
     try {
@@ -97,7 +108,8 @@ function forwardServerStream(method: DescMethodServerStreaming, upstream: Upstre
       const response = await upstream.transport.stream(method, ctx.signal, ctx.timeoutMs(), upstreamHeader, once(request));
       copyUpstreamMetadata(response.header, ctx.responseHeader);
       ctx.values.get(commitHeadersKey)?.(ctx.responseHeader);
-      yield* beats ? withoutHeartbeats(response.message) : response.message;
+      const messages = beats ? withoutHeartbeats(response.message) : response.message;
+      yield* order.inOrder(messages, sessionOf(request));
       copyUpstreamMetadata(response.trailer, ctx.responseTrailer);
     } catch (error) {
       throw asClientError(error);
@@ -107,6 +119,16 @@ function forwardServerStream(method: DescMethodServerStreaming, upstream: Upstre
 
 function header(ctx: HandlerContext, upstream: Upstream): Headers {
   return upstreamRequestHeader(ctx.requestHeader, upstream.token);
+}
+
+/** The session a stream's messages belong to: its request's, or (OpenSession) the one its `opened` names. */
+function sessionOf(request: MessageShape<DescMessage>): (message: unknown) => string | undefined {
+  const named = "sessionId" in request && typeof request.sessionId === "string" && request.sessionId !== "" ? request.sessionId : undefined;
+  return (message) => {
+    if (named !== undefined) return named.toLowerCase();
+    const event = (message as Partial<SessionEvent>).event;
+    return event?.case === "opened" ? event.value.sessionId.toLowerCase() : undefined;
+  };
 }
 
 async function* withoutHeartbeats<T>(messages: AsyncIterable<T>): AsyncIterable<T> {

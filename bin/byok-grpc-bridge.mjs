@@ -10097,15 +10097,15 @@ async function sinkRequest(request3, nodeRequest, sentinel) {
 }
 function createSentinel(signal) {
   let rejectRace;
-  let closed2 = false;
+  let closed3 = false;
   let closedError = void 0;
   let onErrorListeners = [];
   const sentinel = {
     error(error2) {
-      if (closed2) {
+      if (closed3) {
         return;
       }
-      closed2 = true;
+      closed3 = true;
       closedError = error2 instanceof ConnectError ? error2 : connectErrorFromNodeReason(error2);
       rejectRace === null || rejectRace === void 0 ? void 0 : rejectRace(closedError);
       for (const onRejected of onErrorListeners) {
@@ -10114,20 +10114,20 @@ function createSentinel(signal) {
       cleanup();
     },
     close() {
-      if (closed2) {
+      if (closed3) {
         return;
       }
-      closed2 = true;
+      closed3 = true;
       if (rejectRace) {
         rejectRace(new ConnectError("sentinel completed early", Code.Internal));
       }
       cleanup();
     },
     isClosed() {
-      return closed2;
+      return closed3;
     },
     onError(onError) {
-      if (closed2) {
+      if (closed3) {
         if (closedError !== void 0) {
           onError(closedError);
         }
@@ -10146,7 +10146,7 @@ function createSentinel(signal) {
       }, (reason) => {
         rejectRace === null || rejectRace === void 0 ? void 0 : rejectRace(reason);
       });
-      if (closed2) {
+      if (closed3) {
         rejectRace === null || rejectRace === void 0 ? void 0 : rejectRace(closedError !== null && closedError !== void 0 ? closedError : new ConnectError("sentinel completed early", Code.Internal));
       }
       return race;
@@ -10450,12 +10450,15 @@ var CodeModeHost = /* @__PURE__ */ serviceDesc(file_codex_code_mode_v1_code_mode
 var commitHeadersKey = createContextKey(void 0, {
   description: "send the response headers before the first message"
 });
+var responseClosedKey = createContextKey(void 0, {
+  description: "the response is out"
+});
 function responseHead() {
   const responses = /* @__PURE__ */ new WeakMap();
   return {
     contextValues(req) {
       const res = responses.get(req);
-      return createContextValues().set(commitHeadersKey, res ? commitFor(res) : void 0);
+      return createContextValues().set(commitHeadersKey, res ? commitFor(res) : void 0).set(responseClosedKey, res ? closed2(res) : void 0);
     },
     wrap(handler) {
       return (req, res) => {
@@ -10465,6 +10468,10 @@ function responseHead() {
       };
     }
   };
+}
+function closed2(res) {
+  const emitter = "stream" in res ? res.stream : res;
+  return new Promise((resolve) => emitter.once("close", () => resolve()));
 }
 function commitFor(res) {
   return (header2) => {
@@ -10528,6 +10535,44 @@ function isHeartbeat(message) {
   return message.$typeName === "codex.code_mode.v1.ToolCall" ? message.invocationId === "" : message.event.case === void 0;
 }
 
+// bridge/completion-order.ts
+var HOLD_MAX_MS = 1e3;
+var CompletionOrder = class {
+  #inFlight = /* @__PURE__ */ new Map();
+  /** A CompleteToolCall of the session goes upstream; `out` resolves once its reply is out. */
+  track(sessionId, out) {
+    let calls = this.#inFlight.get(sessionId);
+    if (!calls) {
+      calls = /* @__PURE__ */ new Set();
+      this.#inFlight.set(sessionId, calls);
+    }
+    const held = calls;
+    const call = out.then(() => {
+      held.delete(call);
+      if (held.size === 0 && this.#inFlight.get(sessionId) === held) this.#inFlight.delete(sessionId);
+    });
+    held.add(call);
+  }
+  /** A stream's messages, each after the replies of its session's CompleteToolCalls in flight when it arrived. */
+  async *inOrder(messages, sessionOf2) {
+    let sessionId;
+    for await (const message of messages) {
+      sessionId = sessionOf2(message) ?? sessionId;
+      const calls = sessionId === void 0 ? void 0 : this.#inFlight.get(sessionId);
+      if (calls && calls.size > 0) await atMost(Promise.all(calls), HOLD_MAX_MS);
+      yield message;
+    }
+  }
+};
+async function atMost(work, ms) {
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([work, timeout]);
+  clearTimeout(timer);
+}
+
 // bridge/metadata.ts
 var HOP_HEADERS = /* @__PURE__ */ new Set([
   "authorization",
@@ -10568,16 +10613,17 @@ function copyUpstreamMetadata(from, to) {
 
 // bridge/forward.ts
 function registerForwarding(router, service, upstream) {
+  const order = new CompletionOrder();
   for (const method of service.methods) {
     switch (method.methodKind) {
       case "unary": {
         const unary = method;
-        router.rpc(unary, forwardUnary(unary, upstream));
+        router.rpc(unary, forwardUnary(unary, upstream, order));
         break;
       }
       case "server_streaming": {
         const stream = method;
-        router.rpc(stream, forwardServerStream(stream, upstream));
+        router.rpc(stream, forwardServerStream(stream, upstream, order));
         break;
       }
       default:
@@ -10585,9 +10631,16 @@ function registerForwarding(router, service, upstream) {
     }
   }
 }
-function forwardUnary(method, upstream) {
+function forwardUnary(method, upstream, order) {
   return async (request3, ctx) => {
     upstream.onCall?.(method.name);
+    const handled = Promise.withResolvers();
+    if (method === CodeModeHost.method.completeToolCall) {
+      const sessionId = request3.sessionId.toLowerCase();
+      order.track(sessionId, ctx.values.get(responseClosedKey) ?? handled.promise);
+    }
+    const gone = method === CodeModeHost.method.wait ? () => cancelWait(request3, ctx, upstream) : void 0;
+    if (gone) ctx.signal.addEventListener("abort", gone, { once: true });
     try {
       const response = await upstream.transport.unary(method, ctx.signal, ctx.timeoutMs(), header(ctx, upstream), request3);
       copyUpstreamMetadata(response.header, ctx.responseHeader);
@@ -10595,10 +10648,18 @@ function forwardUnary(method, upstream) {
       return response.message;
     } catch (error2) {
       throw asClientError(error2);
+    } finally {
+      handled.resolve();
+      if (gone) ctx.signal.removeEventListener("abort", gone);
     }
   };
 }
-function forwardServerStream(method, upstream) {
+var CANCEL_WAIT_TIMEOUT_MS = 1e4;
+function cancelWait(wait, ctx, upstream) {
+  const cancel = { sessionId: wait.sessionId, waitId: wait.waitId };
+  upstream.transport.unary(CodeModeHost.method.cancelWait, void 0, CANCEL_WAIT_TIMEOUT_MS, header(ctx, upstream), cancel).catch(() => void 0);
+}
+function forwardServerStream(method, upstream, order) {
   return async function* (request3, ctx) {
     upstream.onCall?.(method.name);
     try {
@@ -10608,7 +10669,8 @@ function forwardServerStream(method, upstream) {
       const response = await upstream.transport.stream(method, ctx.signal, ctx.timeoutMs(), upstreamHeader, once(request3));
       copyUpstreamMetadata(response.header, ctx.responseHeader);
       ctx.values.get(commitHeadersKey)?.(ctx.responseHeader);
-      yield* beats ? withoutHeartbeats(response.message) : response.message;
+      const messages = beats ? withoutHeartbeats(response.message) : response.message;
+      yield* order.inOrder(messages, sessionOf(request3));
       copyUpstreamMetadata(response.trailer, ctx.responseTrailer);
     } catch (error2) {
       throw asClientError(error2);
@@ -10617,6 +10679,14 @@ function forwardServerStream(method, upstream) {
 }
 function header(ctx, upstream) {
   return upstreamRequestHeader(ctx.requestHeader, upstream.token);
+}
+function sessionOf(request3) {
+  const named = "sessionId" in request3 && typeof request3.sessionId === "string" && request3.sessionId !== "" ? request3.sessionId : void 0;
+  return (message) => {
+    if (named !== void 0) return named.toLowerCase();
+    const event = message.event;
+    return event?.case === "opened" ? event.value.sessionId.toLowerCase() : void 0;
+  };
 }
 async function* withoutHeartbeats(messages) {
   for await (const message of messages) if (!isHeartbeat(message)) yield message;
@@ -10680,9 +10750,9 @@ async function startBridge(config) {
     port,
     close: async () => {
       shutdown.abort();
-      const closed2 = new Promise((resolve) => server.close(() => resolve()));
+      const closed3 = new Promise((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.destroy();
-      await closed2;
+      await closed3;
     }
   };
 }

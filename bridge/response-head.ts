@@ -17,6 +17,8 @@
 //    status, and gRPC clients report it before any "headers received". On HTTP/2
 //    the head is therefore held until the first body write, and a response that
 //    ends without one goes out trailers-only.
+// 3. When a response is out, trailers and all: a CompleteToolCall's reply must
+//    be, before the session's next stream messages go (completion-order.ts).
 // Messages and trailers otherwise pass through connect-node as usual.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
@@ -33,6 +35,11 @@ export const commitHeadersKey = createContextKey<CommitHeaders | undefined>(unde
   description: "send the response headers before the first message",
 });
 
+/** Resolves once the response is out: its stream (HTTP/2) or its response (HTTP/1.1) closed, trailers and all. */
+export const responseClosedKey = createContextKey<Promise<void> | undefined>(undefined, {
+  description: "the response is out",
+});
+
 export interface ResponseHead {
   /** For connectNodeAdapter's `contextValues`. */
   contextValues(req: NodeRequest): ContextValues;
@@ -45,7 +52,9 @@ export function responseHead(): ResponseHead {
   return {
     contextValues(req) {
       const res = responses.get(req);
-      return createContextValues().set(commitHeadersKey, res ? commitFor(res) : undefined);
+      return createContextValues()
+        .set(commitHeadersKey, res ? commitFor(res) : undefined)
+        .set(responseClosedKey, res ? closed(res) : undefined);
     },
     wrap(handler) {
       return (req, res) => {
@@ -55,6 +64,11 @@ export function responseHead(): ResponseHead {
       };
     },
   };
+}
+
+function closed(res: NodeResponse): Promise<void> {
+  const emitter = "stream" in res ? res.stream : res;
+  return new Promise((resolve) => emitter.once("close", () => resolve()));
 }
 
 function commitFor(res: NodeResponse): CommitHeaders {

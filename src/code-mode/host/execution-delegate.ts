@@ -33,14 +33,13 @@ export function executionDelegate(channels: SessionChannels, executionId: string
       if (!subscription) return Promise.reject(new Error(NO_SUBSCRIPTION));
       sequence += 1;
       const invocationId = crypto.randomUUID();
-      const output = invocations.issue(invocationId);
       subscription.pending.add(invocationId);
-      const settled = () => subscription.pending.delete(invocationId);
+      // Pending until its completion is accepted (or dropped), not until the cell has it.
+      const output = invocations.issue(invocationId, () => subscription.pending.delete(invocationId));
       signal.addEventListener(
         "abort",
         () => {
           if (!invocations.drop(invocationId)) return;
-          settled();
           lease.push(create(SessionEventSchema, { event: { case: "toolCallCancelled", value: { invocationId } } }));
         },
         { once: true },
@@ -58,7 +57,7 @@ export function executionDelegate(channels: SessionChannels, executionId: string
           sequence: BigInt(sequence),
         }),
       );
-      return output.finally(settled);
+      return output;
     },
 
     notify({ callId, cellId, text }, signal) {

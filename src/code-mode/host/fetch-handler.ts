@@ -6,6 +6,7 @@ import { type ContextValues, createConnectRouter, type ServiceImpl } from "@conn
 import { universalServerRequestFromFetch, universalServerResponseToFetch, type UniversalHandler } from "@connectrpc/connect/protocol";
 import { CodeModeHost } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { FRAME_MAX_BYTES } from "../../proto/connect/envelope.ts";
+import { AFTER_REPLY, handOver } from "./after-reply.ts";
 import { withEarlyHeaders } from "./early-headers.ts";
 
 export type CodeModeFetchHandler = (request: Request, contextValues: ContextValues) => Promise<Response | undefined>;
@@ -27,7 +28,12 @@ export function codeModeFetchHandler(
   return async (request, contextValues) => {
     const handler = handlers.get(new URL(request.url).pathname);
     if (!handler) return undefined;
+    const afterReply: (() => void)[] = [];
+    contextValues.set(AFTER_REPLY, (work) => afterReply.push(work));
     const response = await handler({ ...universalServerRequestFromFetch(request, {}), contextValues });
-    return universalServerResponseToFetch(response);
+    if (afterReply.length === 0) return universalServerResponseToFetch(response);
+    return handOver(response, () => {
+      for (const work of afterReply) work();
+    });
   };
 }

@@ -178,7 +178,11 @@ export class ServedSession {
     return this.#observations.cancelWait(requireId("wait", request.waitId));
   }
 
-  completeToolCall(request: CompleteToolCallRequest): void {
+  /**
+   * Accepts a completion (a repeat is accepted silently); the result hands it to the cell,
+   * which the caller does once its reply is on its way (docs/code-mode.md#tool-calls).
+   */
+  completeToolCall(request: CompleteToolCallRequest): () => void {
     const invocationId = requireUuid("tool invocation", request.invocationId);
     const outcome = request.outcome;
     let completion: Completion;
@@ -189,9 +193,9 @@ export class ServedSession {
     } else {
       throw invalid("tool completion is missing its outcome");
     }
-    if (this.#channels.invocations.complete(invocationId, completion) === "unknown") {
-      throw new AppError("not_found", `unknown code-mode tool invocation ${invocationId}`);
-    }
+    const accepted = this.#channels.invocations.accept(invocationId, completion);
+    if (accepted === "unknown") throw new AppError("not_found", `unknown code-mode tool invocation ${invocationId}`);
+    return accepted === "repeated" ? () => {} : accepted;
   }
 
   acknowledgeNotification(notificationId: string): void {

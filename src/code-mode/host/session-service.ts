@@ -5,6 +5,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { AppError } from "../../core/errors.ts";
 import type { CodeModeHost } from "../../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { afterReply } from "./after-reply.ts";
 import { limitsFromProto } from "./convert.ts";
 import { sendHeadersNow } from "./early-headers.ts";
 import { SUBSCRIPTION_READY_HEADER } from "./lease.ts";
@@ -33,8 +34,8 @@ export function sessionService(directory: SessionDirectory): ServiceImpl<typeof 
       };
       yield* directory.find(request.sessionId).subscribe(request, context.signal, ready);
     },
-    async completeToolCall(request) {
-      directory.find(request.sessionId).completeToolCall(request);
+    async completeToolCall(request, context) {
+      afterReply(context, directory.find(request.sessionId).completeToolCall(request));
       return {};
     },
     async acknowledgeNotification(request) {

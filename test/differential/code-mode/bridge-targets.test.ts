@@ -3,6 +3,7 @@
 // and byok-edge under `wrangler dev` (upstream Connect, and gRPC-web, with the
 // bearer token). A native gRPC client plays Codex's part: it subscribes, waits
 // for the subscription's headers, then runs a cell that calls a tool.
+import { randomUUID } from "node:crypto";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -10,8 +11,11 @@ import type { UpstreamProtocol } from "../../../bridge/options.ts";
 import { type Bridge, startBridge } from "../../../bridge/server.ts";
 import { CodeModeHost, type ExecuteEvent, ToolKind } from "../../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { deferred, withTimeout } from "../../support/deferred.ts";
+import { pollUntil } from "../support/bounds.ts";
 
 const WAIT_MS = 10_000;
+/** "At once": far below the dropped Wait's own 60 s. */
+const DROPPED_WAIT_NOTICED_WITHIN_MS = 5_000;
 
 interface Upstream {
   name: string;
@@ -163,6 +167,47 @@ describe.each(upstreams)("the gRPC bridge in front of $name", { concurrent: true
       expect(headers).toBe(false);
     },
   );
+
+  test("retires at once the observer of a Wait whose client went away, so the next Wait observes the cell", async () => {
+    const lease = new AbortController();
+    const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
+    try {
+      const opened = (await withTimeout(events.next(), WAIT_MS, "the opened event")).value;
+      const sessionId = opened?.event.case === "opened" ? opened.event.value.sessionId : "";
+      const source = "await new Promise(() => {});";
+      for await (const _ of client().execute({ sessionId, executionId: "e-forever", toolCallId: "call-1", source, yieldTimeMs: 1n })) {
+        // started, then yielded
+      }
+      const wait = (yieldTimeMs: bigint, signal?: AbortSignal) =>
+        client()
+          .wait({ sessionId, cellId: "1", waitId: randomUUID(), yieldTimeMs }, { signal })
+          .then((response) => response.state.value?.outcome.case)
+          .catch((e: unknown) => ConnectError.from(e).rawMessage);
+      // Two Waits together: the one refused tells which observes (the wire has no admission signal for a Wait).
+      const ACTIVE = "exec cell 1 already has an active observer";
+      const callers = [new AbortController(), new AbortController()];
+      const waits = callers.map((caller) => wait(60_000n, caller.signal));
+      const refused = await withTimeout(
+        Promise.race(waits.map((w, index) => w.then((outcome) => ({ index, outcome })))),
+        WAIT_MS,
+        "one of two Waits to be refused",
+      );
+      expect(refused.outcome).toBe(ACTIVE);
+      callers[1 - refused.index]!.abort(); // as Codex drops a Wait: its HTTP/2 stream is reset
+      // Refused only until the host has retired the dropped Wait, long before its 60 s.
+      const next = await pollUntil(
+        async () => {
+          const outcome = await wait(1n);
+          return outcome === ACTIVE ? undefined : outcome;
+        },
+        "a Wait after the dropped one",
+        DROPPED_WAIT_NOTICED_WITHIN_MS,
+      );
+      expect(next).toBe("yielded");
+    } finally {
+      lease.abort();
+    }
+  });
 
   test("ends the session when the client drops its lease", { timeout: 30_000 }, async () => {
     const lease = new AbortController();

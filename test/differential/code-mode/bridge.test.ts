@@ -261,6 +261,73 @@ describe("the gRPC bridge", () => {
     await events.next().catch(() => {});
   });
 
+  it("cancels upstream, by its id, a Wait whose client went away, and only such a Wait", async () => {
+    const waiting = deferred();
+    const cancelled = deferred<{ sessionId: string; waitId: string }>();
+    upstream.impl = {
+      wait: async (request, ctx) => {
+        if (request.waitId === "w-answered") return {};
+        waiting.resolve();
+        await abortedPromise(ctx);
+        return {};
+      },
+      cancelWait: (request) => {
+        cancelled.resolve({ sessionId: request.sessionId, waitId: request.waitId });
+        return {};
+      },
+    };
+    await client().wait({ sessionId: SESSION_ID, cellId: "1", waitId: "w-answered", yieldTimeMs: 1n }, { timeoutMs: WAIT_MS });
+    const caller = new AbortController();
+    const dropped = client().wait(
+      { sessionId: SESSION_ID, cellId: "1", waitId: "w-dropped", yieldTimeMs: 60_000n },
+      { signal: caller.signal },
+    );
+    dropped.catch(() => {});
+    await withTimeout(waiting.promise, WAIT_MS, "the Wait upstream");
+    caller.abort(); // Codex resets the Wait's stream
+    expect(await withTimeout(cancelled.promise, WAIT_MS, "a CancelWait upstream")).toEqual({ sessionId: SESSION_ID, waitId: "w-dropped" });
+    expect(upstream.calls.map((call) => call.method)).toEqual(["Wait", "Wait", "CancelWait"]);
+    expect(upstream.calls[2]?.header.get("authorization")).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it("passes a CompleteToolCall's reply to the client before the session's messages the upstream sent meanwhile", async () => {
+    const accepted = deferred();
+    const outcomeSent = deferred();
+    upstream.impl = {
+      // As a cell that goes on as soon as its tool's completion is accepted: its outcome leaves first.
+      execute: async function* () {
+        yield { event: { case: "started", value: { executionId: "e-1", cellId: "1" } } };
+        await accepted.promise;
+        yield { event: { case: "outcome", value: { cellId: "1", outcome: { case: "completed", value: {} } } } };
+        outcomeSent.resolve();
+      },
+      completeToolCall: async () => {
+        accepted.resolve();
+        await outcomeSent.promise;
+        return {};
+      },
+    };
+    const seen: string[] = [];
+    const started = deferred();
+    const executed = (async () => {
+      for await (const event of client().execute({ sessionId: SESSION_ID, executionId: "e-1", source: "" }, { timeoutMs: WAIT_MS })) {
+        seen.push(event.event.case ?? "none");
+        if (event.event.case === "started") started.resolve();
+      }
+    })();
+    await withTimeout(started.promise, WAIT_MS, "the Execute's started event");
+    const completion = {
+      sessionId: SESSION_ID.toUpperCase(),
+      invocationId: "i-1",
+      outcome: { case: "failed" as const, value: { message: "m" } },
+    };
+    await client()
+      .completeToolCall(completion, { timeoutMs: WAIT_MS })
+      .then(() => seen.push("reply"));
+    await withTimeout(executed, WAIT_MS, "the Execute stream's end");
+    expect(seen).toEqual(["started", "reply", "outcome"]);
+  });
+
   it("gives the upstream the client's deadline", async () => {
     let seen: number | undefined;
     upstream.impl = {

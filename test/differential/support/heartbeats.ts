@@ -1,8 +1,8 @@
-// Every target is asked for heartbeats on its long streams, and no scenario ever
-// sees one (docs/code-mode.md#leases): byok-edge under `wrangler dev` notices a
-// client that left an idle stream only at its next write, so its dropped leases,
-// Executes and subscriptions show only with heartbeats. The reference ignores the
-// header and never sends one; skipping them there changes nothing.
+// The targets ask for heartbeats on their long streams (but for the scenarios of a
+// plain client), and no scenario ever sees one (docs/code-mode.md#leases): byok-edge
+// under `wrangler dev` notices a client that left an idle stream only at a write, so
+// its dropped leases, Executes and subscriptions show only with heartbeats. The
+// reference ignores the header and never sends one; skipping them there changes nothing.
 import type { ExecuteEvent, SessionEvent, ToolCall } from "../../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import type { Interceptor } from "@connectrpc/connect";
 import { HEARTBEAT_HEADER, HEARTBEAT_METHODS, isHeartbeat } from "../../../src/code-mode/host/lease.ts";

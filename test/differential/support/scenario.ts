@@ -11,7 +11,7 @@ import { AT_ONCE_MS, bounded } from "./bounds.ts";
 import { type Execution, type ExecuteOptions, execute } from "./execute.ts";
 import { type RpcError, rpcError, waited, type WaitObservation } from "./outcomes.ts";
 import { Session, type SessionOptions } from "./session.ts";
-import { type CodeModeClient, codeModeTargets, type Target } from "./targets.ts";
+import { type CodeModeClient, codeModeTargets, type Target, type TargetOptions } from "./targets.ts";
 import { type SubscribeOptions, ToolSubscription } from "./tools.ts";
 
 export interface Scenario {
@@ -123,10 +123,11 @@ function toolkit(target: Target): Scenario {
 /**
  * One `describe` per target (as `describe.each`, but a target that is not running is skipped).
  * The targets' describes and their tests run concurrently (vitest's `maxConcurrency`, 5 at a
- * time in each); each test's toolkit calls are tied to it through `currentTest`.
+ * time in each); each test's toolkit calls are tied to it through `currentTest`. With
+ * `{ heartbeats: false }` the targets' clients are plain ones (docs/code-mode.md#leases).
  */
-export function describeTargets(title: string, scenarios: (scenario: Scenario) => void): void {
-  describeEachTarget(title, scenarios, true);
+export function describeTargets(title: string, scenarios: (scenario: Scenario) => void, options?: TargetOptions): void {
+  describeEachTarget(title, scenarios, true, options);
 }
 
 /** The same, one scenario at a time, target after target. */
@@ -134,8 +135,8 @@ export function describeTargetsInTurn(title: string, scenarios: (scenario: Scena
   describeEachTarget(title, scenarios, false);
 }
 
-function describeEachTarget(title: string, scenarios: (scenario: Scenario) => void, concurrent: boolean): void {
-  for (const target of codeModeTargets()) {
+function describeEachTarget(title: string, scenarios: (scenario: Scenario) => void, concurrent: boolean, options?: TargetOptions): void {
+  for (const target of codeModeTargets(options)) {
     describe.skipIf(target.skipped !== undefined)(`${title} (on ${target.name})`, { concurrent }, () => {
       aroundEach((runTest, test) => currentTest.run(test, runTest));
       scenarios(toolkit(target));

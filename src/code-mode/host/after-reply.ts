@@ -1,0 +1,53 @@
+// Work that must wait until a unary call's reply is on its way. CompleteToolCall hands
+// the tool's output to its cell only then: handed over inside the handler, the cell's
+// next steps ran before the reply's on the object's event loop, and the client saw the
+// cell's result first (docs/code-mode.md#tool-calls).
+import { createContextKey, type HandlerContext } from "@connectrpc/connect";
+import type { UniversalServerResponse } from "@connectrpc/connect/protocol";
+
+type Register = (work: () => void) => void;
+
+export const AFTER_REPLY = createContextKey<Register | undefined>(undefined, { description: "work to do once the reply is on its way" });
+
+/**
+ * A reply the runtime never reads still lets the work run, this long after it was ready. The runtime
+ * read every reply measured, also one whose caller had gone: this is a backstop.
+ */
+const HANDOVER_BACKSTOP_MS = 1_000;
+
+/** Runs `work` once the call's reply is on its way; at once outside codeModeFetchHandler. */
+export function afterReply(context: HandlerContext, work: () => void): void {
+  const register = context.values.get(AFTER_REPLY);
+  if (register) register(work);
+  else work();
+}
+
+/**
+ * The fetch Response of a handler's reply that runs `work` when the runtime first reads its body
+ * (the whole body is in that first read) or drops it.
+ */
+export async function handOver(response: UniversalServerResponse, work: () => void): Promise<Response> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of response.body ?? []) chunks.push(chunk);
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(backstop);
+    work();
+  };
+  const backstop = setTimeout(finish, HANDOVER_BACKSTOP_MS);
+  // No high-water mark: the first pull is the runtime's first read, not the stream filling its queue.
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+        finish();
+      },
+      cancel: finish,
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status: response.status, headers: response.header });
+}

@@ -6,6 +6,7 @@ import { exports } from "cloudflare:workers";
 import {
   AgentClientMessageSchema,
   AgentServerMessageSchema,
+  GetUsableModelsResponseSchema,
   type McpToolDefinitionSchema,
   type SelectedImageSchema,
   type AgentClientMessage,
@@ -343,4 +344,15 @@ export async function startTurn(
   const readerPromise = FrameReader.open(requestId, behaviour);
   await appendOk(requestId, 0, opts.message ?? runRequest({ ...opts, requestId }), behaviour.headers ?? {});
   return { requestId, reader: await readerPromise };
+}
+
+/** The model names Cursor's model list (GetUsableModels) shows the holder of `token`, in order. */
+export async function usableModelNames(token: string): Promise<string[]> {
+  const res = await exports.default.fetch(`${BASE}/agent.v1.AgentService/GetUsableModels`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/proto" },
+    body: new Uint8Array(0),
+  });
+  if (res.status !== 200) throw new Error(`GetUsableModels answered ${res.status}: ${await res.text()}`);
+  return fromBinary(GetUsableModelsResponseSchema, new Uint8Array(await res.arrayBuffer())).models.map((m) => m.modelId);
 }

@@ -12,6 +12,8 @@ import { invalidField } from "./admin-errors.ts";
 type Reach = "manage" | "view" | "none";
 
 export function teamReach(principal: Principal, teamId: string): Reach {
+  // The single user's own team holds only its keys: not a team anyone manages, the operator included.
+  if (teamId === LOCAL_TEAM_ID) return "none";
   if (principal.kind === "operator") return "manage";
   if (principal.kind === "user" && principal.teamId === teamId) return principal.role === "admin" ? "manage" : "view";
   return "none";
@@ -56,6 +58,7 @@ export interface Account {
   role: Role;
 }
 
+/** A member of its own team: it keeps personal credentials and models only. */
 const LOCAL_ACCOUNT: Account = { id: LOCAL_PRINCIPAL_ID, teamId: LOCAL_TEAM_ID, role: "member" };
 
 function accountOf(principal: Principal): Account | undefined {

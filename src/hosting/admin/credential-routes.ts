@@ -22,6 +22,7 @@ import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+import { loadKeyring } from "../keys/kek.ts";
 import { teamDataKey } from "../keys/team-data-key.ts";
 
 const Provider = z.enum(["openai-chat", "openai-responses", "anthropic"]);
@@ -82,24 +83,31 @@ credentialRoutes.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    const user = requireCreator(c.var.principal, body.scope, "credential");
+    const account = requireCreator(c.var.principal, body.scope, "credential");
     checkOutbound(c.env, body.base_url, body.headers);
+    const keyless = body.api_key === "";
+    // Before any row is written: the single user's account rows too.
+    if (!keyless) await loadKeyring(c.env, "created");
     const db = d1(c.env.DB);
     const now = Date.now();
     if (c.var.principal.kind === "local") await ensureLocalAccount(db, now);
     const id = newId("cred");
-    const dataKey = await teamDataKey(c.env, db, user.teamId);
     const row: CredentialRow = {
       id,
-      teamId: user.teamId,
-      ownerUserId: body.scope === "user" ? user.id : null,
+      teamId: account.teamId,
+      ownerUserId: body.scope === "user" ? account.id : null,
       scope: body.scope,
       name: body.name,
       provider: body.provider,
       baseUrl: body.base_url.replace(/\/+$/, ""),
       headersJson: body.headers ? JSON.stringify(body.headers) : null,
-      encryptedKey:
-        body.api_key === "" ? NO_KEY : await encryptCredentialKey(dataKey, { teamId: user.teamId, credentialId: id }, body.api_key),
+      encryptedKey: keyless
+        ? NO_KEY
+        : await encryptCredentialKey(
+            await teamDataKey(c.env, db, account.teamId),
+            { teamId: account.teamId, credentialId: id },
+            body.api_key,
+          ),
       keyLastFour: keyLastFour(body.api_key),
       createdAtMs: now,
       updatedAtMs: now,

@@ -107,11 +107,11 @@ modelRoutes.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    const user = requireCreator(c.var.principal, body.scope, "model");
+    const account = requireCreator(c.var.principal, body.scope, "model");
     checkOutbound(c.env, undefined, body.headers ?? undefined);
     if (c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     const db = d1(c.env.DB);
-    const owner = { teamId: user.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? user.id : null };
+    const owner = { teamId: account.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? account.id : null };
     await usableCredential(db, c.var.principal, body.credential_id, owner);
     const now = Date.now();
     const row: ModelRow = {
@@ -253,7 +253,7 @@ async function usableCredential(
 /** The single user's stored models and BYOK_MODELS share one list in Cursor, so one name each. */
 function refuseConfiguredName(env: { BYOK_MODELS?: string }, name: string): void {
   if (modelCatalogFromEnv(env).models.some((m) => m.name === name)) {
-    throw new AppError("already_exists", `a model named "${name}" is set in BYOK_MODELS (.dev.vars); pick another name`);
+    throw new AppError("already_exists", `a model named "${name}" is set in BYOK_MODELS; pick another name`);
   }
 }
 

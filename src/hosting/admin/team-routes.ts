@@ -3,6 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError } from "../../core/errors.ts";
 import { d1 } from "../store/db.ts";
+import { LOCAL_TEAM_NAME } from "../store/local-account.ts";
 import { forgetCachedLimits } from "../limits/limits-cache.ts";
 import { allTeams, createTeam, type TeamPatch, type TeamRow, teamById, updateTeam } from "../store/team-rows.ts";
 import { requireOperator, teamReach, within } from "./access.ts";
@@ -37,6 +38,7 @@ teamRoutes.openapi(
   async (c) => {
     requireOperator(c.var.principal, c.env);
     const body = c.req.valid("json");
+    refuseReservedName(body.name);
     const created = await createTeam(d1(c.env.DB), { name: body.name, monthlyTokenBudget: body.monthly_token_budget ?? null }, Date.now());
     if ("conflict" in created) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
     return c.json(teamJson(created.team), 201);
@@ -74,6 +76,7 @@ teamRoutes.openapi(
     const body = c.req.valid("json");
     const db = d1(c.env.DB);
     const team = within(await teamById(db, team_id), (t) => teamReach(c.var.principal, t.id), "manage", `team ${team_id}`);
+    if (body.name !== undefined) refuseReservedName(body.name);
     const patch: TeamPatch = {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.monthly_token_budget !== undefined && { monthlyTokenBudget: body.monthly_token_budget }),
@@ -87,4 +90,9 @@ teamRoutes.openapi(
 
 function teamJson(team: TeamRow) {
   return { id: team.id, name: team.name, monthly_token_budget: team.monthlyTokenBudget, created_at: iso(team.createdAtMs) };
+}
+
+/** The single user's own team has this name, though no route lists it (docs/hosting.md#the-single-user). */
+function refuseReservedName(name: string): void {
+  if (name === LOCAL_TEAM_NAME) throw new AppError("already_exists", `the team name "${name}" is reserved for the single user's own team`);
 }

@@ -98,7 +98,8 @@ async function userOfToken(token: string, database: D1Database, ctx: { waitUntil
     console.error("byok-edge: token lookup failed:", errorKind(err));
     throw new AppError("unavailable", "the token could not be checked just now; try again");
   }
-  if (!owner) return undefined;
+  // No user token acts as the single user, even one a row of its own would let be issued.
+  if (!owner || owner.userId === LOCAL_PRINCIPAL_ID) return undefined;
   const user: UserPrincipal = {
     kind: "user",
     id: owner.userId,

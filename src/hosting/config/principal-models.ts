@@ -13,6 +13,7 @@ import type { ModelPrices } from "./model-prices.ts";
 import { DEFAULT_CONTEXT_WINDOW, type ModelCatalog, modelCatalogFromEnv } from "./byok-models.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
 import { errorKind } from "../../core/log-safe.ts";
+import { NO_KEY } from "../keys/credential-key.ts";
 
 const NO_MODELS: ModelCatalog = { models: [], problems: new Map() };
 
@@ -36,7 +37,8 @@ let now: () => number = Date.now;
 
 /** The principal's catalogue, loaded at most once per 5 s per isolate. */
 export function modelCatalogFor(env: CatalogEnv, principal: { id: string; teamId?: string | null }): Promise<ModelCatalog> {
-  const local = principal.id === LOCAL_PRINCIPAL_ID;
+  // A hosted user always has a team; "local" has none (and no user token carries its id).
+  const local = principal.id === LOCAL_PRINCIPAL_ID && !principal.teamId;
   const teamId = local ? LOCAL_TEAM_ID : principal.teamId;
   if (!teamId) return Promise.resolve(NO_MODELS);
   const key = `${teamId}\u0000${principal.id}`;
@@ -85,13 +87,16 @@ async function localCatalog(env: CatalogEnv, stored: Promise<ModelCatalog>): Pro
     return configured;
   }
   if (fromD1.models.length === 0 && fromD1.problems.size === 0) return configured;
+  const prices = new Map(fromD1.prices);
   const merged: ModelCatalog = {
     models: [...configured.models],
     problems: new Map([...configured.problems, ...fromD1.problems]),
-    ...(fromD1.prices && { prices: fromD1.prices }),
+    prices,
   };
   for (const model of fromD1.models) {
     if (merged.models.some((m) => m.name === model.name)) {
+      // BYOK_MODELS entries have no prices: the hidden stored model's must not price their runs.
+      prices.delete(model.name);
       merged.problems.set(model.name, `model ${model.name} is stored and also set in BYOK_MODELS; the BYOK_MODELS entry wins`);
     } else {
       merged.models.push(model);
@@ -110,11 +115,12 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
       catalog.problems.set(name, `model ${name}: ${urlProblem}`);
       continue;
     }
-    if (!row.wrappedDataKey) {
+    // A keyless credential has nothing to open, so its team may have no data key yet.
+    if (!row.wrappedDataKey && row.credential.encryptedKey !== NO_KEY) {
       catalog.problems.set(name, `model ${name}: its team has no data key, so its credential cannot be opened`);
       continue;
     }
-    catalog.models.push(storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey }));
+    catalog.models.push(storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" }));
     catalog.prices.set(name, {
       inputPerMtok: row.model.priceInputPerMtok,
       outputPerMtok: row.model.priceOutputPerMtok,

@@ -1,7 +1,8 @@
 // The single user's rows in D1 (docs/hosting.md#the-single-user): "local" keeps stored
 // credentials and models like a hosted member, so they need a user row and a team (for
-// the data key that encrypts them). Both are made on its first credential, never listed
-// to the operator as a team, and their ids cannot clash with generated ones (`usr_…`, `team_…` + hex).
+// the data key that encrypts them). Both are made on its first credential; no team or user
+// route reaches them, not even the operator's (src/hosting/admin/access.ts), no user token
+// acts as "local", and their ids cannot clash with generated ones (`usr_…`, `team_…` + hex).
 import { ne } from "drizzle-orm";
 import { AppError } from "../../core/errors.ts";
 import { type D1Db, isUniqueViolation } from "./db.ts";
@@ -9,7 +10,7 @@ import { teams, users } from "./schema/accounts.ts";
 
 export const LOCAL_PRINCIPAL_ID = "local";
 export const LOCAL_TEAM_ID = "team_local";
-const LOCAL_TEAM_NAME = "local (single user)";
+export const LOCAL_TEAM_NAME = "local (single user)";
 
 /** Creates the single user's team and user rows unless they exist. */
 export async function ensureLocalAccount(db: D1Db, nowMs: number): Promise<void> {
@@ -32,7 +33,7 @@ export async function ensureLocalAccount(db: D1Db, nowMs: number): Promise<void>
           id: LOCAL_PRINCIPAL_ID,
           teamId: LOCAL_TEAM_ID,
           email: "local@localhost",
-          role: "admin",
+          role: "member",
           requestsPerMinute: null,
           maxConcurrentRuns: null,
           createdAtMs: nowMs,
@@ -53,5 +54,5 @@ export async function ensureLocalAccount(db: D1Db, nowMs: number): Promise<void>
 /** Every team but the single user's own, which is not the operator's to manage. */
 export const HOSTED_TEAMS = ne(teams.id, LOCAL_TEAM_ID);
 
-/** Every user but the single user, whose row only holds its keys: reports name `local` by id, with no email. */
+/** Every user but the single user, whose row only anchors its credentials: reports name `local` by id, with no email. */
 export const HOSTED_USERS = ne(users.id, LOCAL_PRINCIPAL_ID);

@@ -104,7 +104,14 @@ describe("catalogue and account calls", () => {
   it("offers the same models as usable on both services and names a default", async () => {
     for (const path of ["/agent.v1.AgentService/GetUsableModels", "/aiserver.v1.AiService/GetUsableModels"]) {
       const usable = await unary(path, GetUsableModelsResponseSchema);
-      expect(usable.models.map((m) => m.modelId)).toEqual(["fake-model", "fake-small", "fake-responses", "fake-anthropic", "fake-stall"]);
+      // BYOK_MODELS first; the single user's stored models (other files') would follow them.
+      expect(usable.models.map((m) => m.modelId).slice(0, 5)).toEqual([
+        "fake-model",
+        "fake-small",
+        "fake-responses",
+        "fake-anthropic",
+        "fake-stall",
+      ]);
       expect(usable.models[0]?.credentials.case).toBe("apiKeyCredentials");
     }
     expect((await unary("/aiserver.v1.AiService/GetDefaultModel", GetDefaultModelResponseSchema)).model).toBe("fake-model");

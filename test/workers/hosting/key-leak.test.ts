@@ -4,18 +4,15 @@
 // the provider's own usage figures; the OpenAPI document lists every /api/v1 route.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
-import { fromBinary } from "@bufbuild/protobuf";
 import { createDataKey } from "../../../src/hosting/keys/data-key.ts";
 import { encryptCredentialKey, keyLastFour } from "../../../src/hosting/keys/credential-key.ts";
 import { conversationName } from "../../../src/core/object-names.ts";
-import { GetUsableModelsResponseSchema } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
 import { d1, newId } from "../../../src/hosting/store/db.ts";
 import { credentials, models } from "../../../src/hosting/store/schema/providers.ts";
 import { adminApi } from "../../../src/hosting/admin/api.ts";
 import { messageDelta, messageStart, messageStop, textBlock } from "../../fixtures/anthropic/stream.ts";
 import { api, type Member, teamWithPeople } from "../../support/admin-client.ts";
-import { BASE, startTurn } from "../../support/cursor-client.ts";
+import { startTurn, usableModelNames } from "../../support/cursor-client.ts";
 import { chatText, createScenario, fakeProviderUrl, httpError } from "../../support/fake-provider.ts";
 
 /** A key no other test uses, long enough that its prefixes and encodings are unmistakable. */
@@ -154,16 +151,6 @@ async function storedModel(user: Member, apiKey: string): Promise<string> {
   return name;
 }
 
-async function usableModels(token: string): Promise<string[]> {
-  const res = await exports.default.fetch(`${BASE}/agent.v1.AgentService/GetUsableModels`, {
-    method: "POST",
-    headers: { ...bearer(token), "content-type": "application/proto" },
-    body: new Uint8Array(0),
-  });
-  expect(res.status).toBe(200);
-  return fromBinary(GetUsableModelsResponseSchema, new Uint8Array(await res.arrayBuffer())).models.map((m) => m.modelId);
-}
-
 async function runRecord(requestId: string) {
   let row: Record<string, unknown> | null = null;
   await vi.waitFor(
@@ -181,7 +168,7 @@ describe("no key bytes at rest or in logs", () => {
     const apiKey = hostedKey();
     const { member } = await teamWithPeople();
     const model = await storedModel(member, apiKey);
-    if (!(await usableModels(member.token)).includes(model)) {
+    if (!(await usableModelNames(member.token)).includes(model)) {
       ctx.skip("hosted users' stored models are not served yet (the credentials and models part of docs/hosting.md)");
     }
     const scenario = await createScenario([chatText(["hosted ", "answer"], { usage: { prompt_tokens: 21, completion_tokens: 2 } })]);
@@ -280,7 +267,7 @@ describe("a provider error that echoes the key", () => {
     const apiKey = `gw_${crypto.randomUUID().replaceAll("-", "")}.hosted`;
     const { member } = await teamWithPeople();
     const model = await storedModel(member, apiKey);
-    if (!(await usableModels(member.token)).includes(model)) ctx.skip("hosted users' stored models are not served yet");
+    if (!(await usableModelNames(member.token)).includes(model)) ctx.skip("hosted users' stored models are not served yet");
     expect(await failedTurn(apiKey, model, member.user.id, bearer(member.token))).toEqual([]);
   });
 

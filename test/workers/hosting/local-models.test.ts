@@ -3,12 +3,10 @@
 // BYOK_MODELS entries, tested, enabled and disabled, and run from Cursor. Each test
 // deletes what it stored, since the runner's D1 is shared with other files
 // (docs/testing.md#shared-runners) and they count the single user's models.
-import { afterEach, describe, expect, it } from "vitest";
-import { env, exports } from "cloudflare:workers";
-import { fromBinary } from "@bufbuild/protobuf";
-import { GetUsableModelsResponseSchema } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { env } from "cloudflare:workers";
 import { api, type ApiError, expectStatus, LOCAL_TOKEN, OPERATOR_TOKEN, teamWithPeople } from "../../support/admin-client.ts";
-import { BASE, startTurn } from "../../support/cursor-client.ts";
+import { startTurn, usableModelNames } from "../../support/cursor-client.ts";
 import { chatText, createScenario } from "../../support/fake-provider.ts";
 import { type StoredModel, storeCredential, storeModel } from "../../support/stored-models.ts";
 
@@ -16,23 +14,13 @@ const CONFIGURED = ["fake-model", "fake-small", "fake-responses", "fake-anthropi
 
 const stored: string[] = [];
 afterEach(async () => {
-  for (const id of stored.splice(0)) await api("DELETE", `/api/v1/credentials/${id}`, { token: LOCAL_TOKEN });
+  for (const id of stored.splice(0)) expectStatus(await api("DELETE", `/api/v1/credentials/${id}`, { token: LOCAL_TOKEN }), 204);
 });
 
 async function localCredential(apiKey: string, extra: Record<string, unknown> = {}) {
   const credential = await storeCredential(LOCAL_TOKEN, "user", apiKey, extra);
   stored.push(credential.id);
   return credential;
-}
-
-async function usableNames(token: string): Promise<string[]> {
-  const res = await exports.default.fetch(`${BASE}/agent.v1.AgentService/GetUsableModels`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/proto" },
-    body: new Uint8Array(0),
-  });
-  expect(res.status).toBe(200);
-  return fromBinary(GetUsableModelsResponseSchema, new Uint8Array(await res.arrayBuffer())).models.map((m) => m.modelId);
 }
 
 interface LocalList {
@@ -47,11 +35,10 @@ describe("the single user's stored credentials and models", () => {
     const credential = await localCredential(key);
     expect(credential).toMatchObject({ scope: "user", key_last_four: "9876", owner_user_id: "local" });
     const listed = expectStatus(await api<{ credentials: { id: string }[] }>("GET", "/api/v1/credentials", { token: LOCAL_TOKEN }), 200);
-    expect(listed.credentials.map((c) => c.id)).toEqual([credential.id]);
-    const row = await env.DB.prepare("SELECT encrypted_key FROM credentials WHERE id = ?")
-      .bind(credential.id)
-      .first<{ encrypted_key: string }>();
-    expect(row?.encrypted_key).toBeTruthy();
+    expect(listed.credentials.map((c) => c.id)).toContain(credential.id);
+    const row = await env.DB.prepare("SELECT * FROM credentials WHERE id = ?").bind(credential.id).first<{ encrypted_key: string }>();
+    // An envelope (base64url, much longer than the key's last four), and the key in no column.
+    expect(row?.encrypted_key.length).toBeGreaterThan(key.length);
     expect(JSON.stringify(row)).not.toContain(key);
 
     const team = await api<ApiError>("POST", "/api/v1/credentials", {
@@ -68,11 +55,13 @@ describe("the single user's stored credentials and models", () => {
     const model = await storeModel(LOCAL_TOKEN, { credential_id: credential.id, scope: "user", model: "local-upstream" });
 
     const list = expectStatus(await api<LocalList>("GET", "/api/v1/models", { token: LOCAL_TOKEN }), 200);
-    expect(list.models.map((m) => m.name)).toEqual([model.name]);
+    expect(list.models.map((m) => m.name)).toContain(model.name);
     expect(list.configured?.map((m) => m.name)).toEqual(CONFIGURED);
     expect(list.configured?.[1]).toMatchObject({ provider: "openai-chat", model: "fake-2", context_window: 32000 });
     expect(JSON.stringify(list)).not.toContain("api_key");
-    expect(await usableNames(LOCAL_TOKEN)).toEqual([...CONFIGURED, model.name]);
+    const usable = await usableModelNames(LOCAL_TOKEN);
+    expect(usable.slice(0, CONFIGURED.length)).toEqual(CONFIGURED);
+    expect(usable).toContain(model.name);
 
     const scenario = await createScenario([chatText(["stored ", "locally"])]);
     const { reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `hi ${scenario.marker}`, model: model.name });
@@ -90,9 +79,9 @@ describe("the single user's stored credentials and models", () => {
     const patch = (enabled: boolean) => api("PATCH", `/api/v1/models/${model.id}`, { token: LOCAL_TOKEN, body: { enabled } });
 
     expectStatus(await patch(false), 200);
-    expect(await usableNames(LOCAL_TOKEN)).toEqual(CONFIGURED);
+    expect(await usableModelNames(LOCAL_TOKEN)).not.toContain(model.name);
     expectStatus(await patch(true), 200);
-    expect(await usableNames(LOCAL_TOKEN)).toContain(model.name);
+    expect(await usableModelNames(LOCAL_TOKEN)).toContain(model.name);
 
     const tested = expectStatus(await api<{ ok: boolean }>("POST", `/api/v1/models/${model.id}/test`, { token: LOCAL_TOKEN }), 200);
     expect(tested).toMatchObject({ ok: true, output_tokens: 1 });
@@ -130,4 +119,61 @@ describe("the single user's stored credentials and models", () => {
     const teams = expectStatus(await api<{ teams: { id: string }[] }>("GET", "/api/v1/teams", { token: OPERATOR_TOKEN }), 200);
     expect(teams.teams.map((t) => t.id)).not.toContain(local.team_id);
   });
+
+  it("reaches neither the single user's team nor its user through the operator's routes, and no token acts as local", async () => {
+    const local = await localCredential(`sk-local-hidden-${crypto.randomUUID()}`);
+    for (const [method, path, body] of [
+      ["GET", `/api/v1/teams/${local.team_id}`, undefined],
+      ["PATCH", `/api/v1/teams/${local.team_id}`, { monthly_token_budget: 1 }],
+      ["POST", `/api/v1/teams/${local.team_id}/users`, { email: `intruder-${crypto.randomUUID()}@example.com`, role: "member" }],
+      ["GET", "/api/v1/users/local", undefined],
+      ["POST", "/api/v1/users/local/tokens", { name: "as local" }],
+    ] as const) {
+      const res = await api(method, path, { token: OPERATOR_TOKEN, ...(body && { body }) });
+      expect({ path, method, status: res.status }).toEqual({ path, method, status: 404 });
+    }
+    // A token row for "local" put straight into D1 (as a restored backup might hold) opens nothing.
+    const token = `byok_${"a".repeat(43)}`;
+    const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
+    await env.DB.prepare("INSERT INTO tokens (id, user_id, name, token_hash, created_at_ms) VALUES (?, 'local', 'planted', ?, ?)")
+      .bind(`tok_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`, hash, Date.now())
+      .run();
+    expect((await api("GET", "/api/v1/me", { token })).status).toBe(401);
+    const named = await api("POST", "/api/v1/teams", { token: OPERATOR_TOKEN, body: { name: "local (single user)" } });
+    expect(named.status).toBe(409);
+  });
+
+  it("prices a BYOK_MODELS entry's run at nothing, even when a stored model of the same name has prices", async () => {
+    const credential = await localCredential(`sk-local-prices-${crypto.randomUUID()}`);
+    const model = await storeModel(LOCAL_TOKEN, {
+      credential_id: credential.id,
+      scope: "user",
+      price_input_per_mtok: 1_000,
+      price_output_per_mtok: 1_000,
+    });
+    // As if BYOK_MODELS had gained the name after the model was stored (the API refuses it now).
+    await env.DB.prepare("UPDATE models SET name = 'fake-small' WHERE id = ?").bind(model.id).run();
+    expectStatus(await api("PATCH", `/api/v1/models/${model.id}`, { token: LOCAL_TOKEN, body: { max_output_tokens: 100 } }), 200);
+    const day = new Date().toISOString().slice(0, 10);
+    const costBefore = await smallCost(day);
+    const scenario = await createScenario([chatText(["priced?"], { usage: { prompt_tokens: 1000, completion_tokens: 1000 } })]);
+    const conversationId = crypto.randomUUID();
+    const { reader } = await startTurn({ conversationId, text: `cost ${scenario.marker}`, model: "fake-small" });
+    expect(await reader.end()).toEqual({});
+    // The run's usage is written after it ends; the ledger in the same batch.
+    await vi.waitFor(
+      async () => expect(await env.DB.prepare("SELECT 1 FROM usage WHERE conversation_id = ?").bind(conversationId).first()).not.toBeNull(),
+      { timeout: 5_000 },
+    );
+    expect(await smallCost(day)).toBe(costBefore);
+  });
 });
+
+async function smallCost(day: string): Promise<number> {
+  const row = await env.DB.prepare("SELECT cost_usd FROM usage_ledger WHERE day = ? AND principal = 'local' AND model = 'fake-small'")
+    .bind(day)
+    .first<{ cost_usd: number }>();
+  return row?.cost_usd ?? 0;
+}

@@ -138,6 +138,10 @@ async function checkTurn(
   const upstream = requests[0]!;
   assert(upstream.path === "/v1/chat/completions", `provider path was ${upstream.path}`);
   const expectedAuth = apiKey === undefined ? undefined : `Bearer ${apiKey}`;
+  if (apiKey === undefined) {
+    const keyHeaders = ["api-key", "x-api-key", "x-goog-api-key"].filter((h) => upstream.headers[h] !== undefined);
+    assert(keyHeaders.length === 0, `a keyless credential's call carried ${keyHeaders.join(", ")}`);
+  }
   assert(
     upstream.headers.authorization === expectedAuth,
     `the provider's authorization was not ${apiKey === undefined ? "absent" : "the configured key"}`,

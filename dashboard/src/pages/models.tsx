@@ -243,7 +243,7 @@ export function ModelsPage({ api, me }: PageProps) {
       ) : (
         <DataTable caption="Models" columns={columns} rows={models ?? []} rowKey={(m) => m.id} empty="No models yet." />
       )}
-      {configured && <ConfiguredModels configured={configured} />}
+      {configured && (configured.models.length > 0 || configured.problems.length > 0) && <ConfiguredModels configured={configured} />}
       {confirmDialog}
     </>
   );
@@ -262,11 +262,11 @@ const CONFIGURED_COLUMNS: Column<ConfiguredModel>[] = [
   { header: "Context window", numeric: true, cell: (m) => formatNumber(m.context_window) },
 ];
 
-/** The single user's BYOK_MODELS entries: read-only here, changed in .dev.vars (or the secret) and a restart. */
+/** The single user's BYOK_MODELS entries, when it has any: read-only here, changed in .dev.vars (or the secret) and a restart. */
 function ConfiguredModels({ configured }: { configured: Configured }) {
   return (
     <section aria-labelledby="configured-models">
-      <h2 id="configured-models">From .dev.vars</h2>
+      <h2 id="configured-models">From BYOK_MODELS</h2>
       <p class="muted">
         Set in BYOK_MODELS (<code>.dev.vars</code> locally, a secret when deployed): read-only here, always enabled. Change them there and
         restart.
@@ -282,11 +282,11 @@ function ConfiguredModels({ configured }: { configured: Configured }) {
         </div>
       )}
       <DataTable
-        caption="Models from .dev.vars"
+        caption="Models from BYOK_MODELS"
         columns={CONFIGURED_COLUMNS}
         rows={configured.models}
         rowKey={(m) => m.name}
-        empty="BYOK_MODELS sets none."
+        empty="None is usable."
       />
     </section>
   );

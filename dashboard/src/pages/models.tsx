@@ -260,6 +260,8 @@ const CONFIGURED_COLUMNS: Column<ConfiguredModel>[] = [
   { header: "Base URL", cell: (m) => <code>{m.base_url}</code> },
   { header: "Upstream model", cell: (m) => <code>{m.model}</code> },
   { header: "Context window", numeric: true, cell: (m) => formatNumber(m.context_window) },
+  { header: "Takes images", cell: (m) => (m.vision ? "yes" : "no") },
+  { header: "Code mode", cell: (m) => (m.code_mode ? "yes" : "no") },
 ];
 
 /** The single user's BYOK_MODELS entries, when it has any: read-only here, changed in .dev.vars (or the secret) and a restart. */

@@ -62,7 +62,7 @@ const MODELS_DEV: Readonly<Record<string, () => Promise<ModelsDevProvider>>> = {
 /** Providers whose reasoning_effort means what OpenAI's and Anthropic's does; elsewhere it is not filled in. */
 const REASONING_EFFORT_PROVIDERS = new Set(["openai", "azure", "anthropic", "openrouter"]);
 
-/** A base URL on this machine or a private network: its models are not the hosted ones the catalogues list. */
+/** A base URL on this machine or a usual private network (a heuristic, not the server's upstream rule): its models are not the hosted ones the catalogues list. */
 function isLocal(baseUrl: string): boolean {
   let host: string;
   try {

@@ -15,6 +15,21 @@ export const AFTER_REPLY = createContextKey<Register | undefined>(undefined, { d
  */
 const HANDOVER_BACKSTOP_MS = 1_000;
 
+/** Calls `run` once, `ms` from now, unless the returned function is called first. */
+type Timer = (run: () => void, ms: number) => () => void;
+
+const realTimer: Timer = (run, ms) => {
+  const timer = setTimeout(run, ms);
+  return () => clearTimeout(timer);
+};
+
+let backstopTimer = realTimer;
+
+/** @internal Tests fire the backstop themselves instead of waiting for it; no argument puts the real timer back. */
+export function setHandOverBackstop(timer: Timer = realTimer): void {
+  backstopTimer = timer;
+}
+
 /** Runs `work` once the call's reply is on its way; at once outside codeModeFetchHandler. */
 export function afterReply(context: HandlerContext, work: () => void): void {
   const register = context.values.get(AFTER_REPLY);
@@ -33,10 +48,10 @@ export async function handOver(response: UniversalServerResponse, work: () => vo
   const finish = () => {
     if (done) return;
     done = true;
-    clearTimeout(backstop);
+    cancelBackstop();
     work();
   };
-  const backstop = setTimeout(finish, HANDOVER_BACKSTOP_MS);
+  const cancelBackstop = backstopTimer(finish, HANDOVER_BACKSTOP_MS);
   // No high-water mark: the first pull is the runtime's first read, not the stream filling its queue.
   const body = new ReadableStream<Uint8Array>(
     {

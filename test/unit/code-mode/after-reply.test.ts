@@ -1,8 +1,11 @@
-// handOver (src/code-mode/host/after-reply.ts): the work it is given runs when the runtime first
-// reads the reply, or drops it, or else from the backstop, and only once. The backstop is a timer
-// the test fires itself, so nothing here waits on the clock.
+// src/code-mode/host/after-reply.ts: handOver runs the work it is given when the runtime first
+// reads the reply, or drops it, or else from the backstop, and only once; afterReply takes work
+// from unary calls only. The backstop is a timer the test fires itself, so nothing here waits on
+// the clock.
+import { createContextValues, createHandlerContext } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
-import { handOver, setHandOverBackstop } from "../../../src/code-mode/host/after-reply.ts";
+import { AFTER_REPLY, afterReply, handOver, setHandOverBackstop } from "../../../src/code-mode/host/after-reply.ts";
+import { CodeModeHost } from "../../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 
 /** The backstops handOver starts, to fire by hand. */
 function manualBackstop() {
@@ -65,7 +68,7 @@ describe("handOver", () => {
     expect(work.runs).toBe(1);
   });
 
-  it("runs the work from the backstop, 1 s after the reply was ready, when the runtime never reads it", async () => {
+  it("runs the work from the backstop, 1 s after the handler returned, when the runtime never reads the reply", async () => {
     const backstop = manualBackstop();
     const work = counter();
     await handOver(reply("ab"), work);
@@ -92,5 +95,52 @@ describe("handOver", () => {
     await unread.body!.cancel();
     entry!.run(); // a backstop that fires anyway, after its work ran
     expect(late.runs).toBe(1);
+  });
+
+  it("still runs the work from the backstop when the reply's body fails to drain", async () => {
+    const backstop = manualBackstop();
+    const work = counter();
+    async function* failing(): AsyncIterable<Uint8Array> {
+      yield new Uint8Array([1]);
+      throw new Error("the body broke");
+    }
+    await expect(handOver({ status: 200, body: failing() }, work)).rejects.toThrow("the body broke");
+    expect(backstop.pending.size).toBe(1);
+    backstop.fire();
+    expect(work.runs).toBe(1);
+  });
+});
+
+describe("afterReply", () => {
+  const contextOf = (method: (typeof CodeModeHost.method)[keyof typeof CodeModeHost.method], values = createContextValues()) =>
+    createHandlerContext({
+      service: CodeModeHost,
+      method,
+      protocolName: "connect",
+      requestMethod: "POST",
+      url: "/",
+      contextValues: values,
+    });
+
+  it("hands a unary call's work to the fetch handler, and runs it at once outside one", () => {
+    const registered: (() => void)[] = [];
+    const values = createContextValues().set(AFTER_REPLY, (work) => registered.push(work));
+    const work = counter();
+    afterReply(contextOf(CodeModeHost.method.completeToolCall, values), work);
+    expect(registered).toEqual([work]);
+    expect(work.runs).toBe(0);
+    afterReply(contextOf(CodeModeHost.method.completeToolCall), work);
+    expect(work.runs).toBe(1);
+  });
+
+  it("refuses a streaming call's work, which would otherwise never run: its handler returns before its reply is written", () => {
+    const registered: (() => void)[] = [];
+    const values = createContextValues().set(AFTER_REPLY, (work) => registered.push(work));
+    const work = counter();
+    expect(() => afterReply(contextOf(CodeModeHost.method.execute, values), work)).toThrow(
+      "afterReply is for unary calls: Execute is server_streaming",
+    );
+    expect(registered).toEqual([]);
+    expect(work.runs).toBe(0);
   });
 });

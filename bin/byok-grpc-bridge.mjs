@@ -10537,8 +10537,18 @@ function isHeartbeat(message) {
 
 // bridge/completion-order.ts
 var HOLD_MAX_MS = 1e3;
+var realTimer = (run, ms) => {
+  const timer = setTimeout(run, ms);
+  return () => clearTimeout(timer);
+};
 var CompletionOrder = class {
+  /** Per session, its completions in flight: each settles when its reply is out or its cap has passed. */
   #inFlight = /* @__PURE__ */ new Map();
+  #timer;
+  /** `timer` starts each completion's cap; tests pass one they fire themselves. */
+  constructor(timer = realTimer) {
+    this.#timer = timer;
+  }
   /** A CompleteToolCall of the session goes upstream; `out` resolves once its reply is out. */
   track(sessionId, out) {
     let calls = this.#inFlight.get(sessionId);
@@ -10547,7 +10557,11 @@ var CompletionOrder = class {
       this.#inFlight.set(sessionId, calls);
     }
     const held = calls;
-    const call = out.then(() => {
+    const over = Promise.withResolvers();
+    const cancel = this.#timer(over.resolve, HOLD_MAX_MS);
+    void out.then(over.resolve);
+    const call = over.promise.then(() => {
+      cancel();
       held.delete(call);
       if (held.size === 0 && this.#inFlight.get(sessionId) === held) this.#inFlight.delete(sessionId);
     });
@@ -10559,19 +10573,15 @@ var CompletionOrder = class {
     for await (const message of messages) {
       sessionId = sessionOf2(message) ?? sessionId;
       const calls = sessionId === void 0 ? void 0 : this.#inFlight.get(sessionId);
-      if (calls && calls.size > 0) await atMost(Promise.all(calls), HOLD_MAX_MS);
+      if (calls && calls.size > 0) await Promise.all(calls);
       yield message;
     }
   }
+  /** @internal How many sessions have a completion in flight (tests: nothing is kept once they are over). */
+  get sessionsHeld() {
+    return this.#inFlight.size;
+  }
 };
-async function atMost(work, ms) {
-  let timer;
-  const timeout = new Promise((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  await Promise.race([work, timeout]);
-  clearTimeout(timer);
-}
 
 // bridge/metadata.ts
 var HOP_HEADERS = /* @__PURE__ */ new Set([

@@ -7,11 +7,31 @@
 // flight, the messages of that session's streams wait here until its reply is out
 // (docs/code-mode.md#grpc-bridge).
 
-/** A reply that never gets out (a stalled client) holds a session's messages at most this long. */
+/**
+ * A reply that never gets out (a stalled client) holds its session's messages at most this long
+ * after its CompleteToolCall went upstream. The cap is per completion, not per message: while one
+ * reply is slow (an 8 MiB result), the messages behind it all go once its cap has passed, not one
+ * cap after another.
+ */
 const HOLD_MAX_MS = 1_000;
 
+/** Calls `run` once, `ms` from now, unless the returned function is called first. */
+export type Timer = (run: () => void, ms: number) => () => void;
+
+const realTimer: Timer = (run, ms) => {
+  const timer = setTimeout(run, ms);
+  return () => clearTimeout(timer);
+};
+
 export class CompletionOrder {
+  /** Per session, its completions in flight: each settles when its reply is out or its cap has passed. */
   readonly #inFlight = new Map<string, Set<Promise<void>>>();
+  readonly #timer: Timer;
+
+  /** `timer` starts each completion's cap; tests pass one they fire themselves. */
+  constructor(timer: Timer = realTimer) {
+    this.#timer = timer;
+  }
 
   /** A CompleteToolCall of the session goes upstream; `out` resolves once its reply is out. */
   track(sessionId: string, out: Promise<void>): void {
@@ -21,7 +41,12 @@ export class CompletionOrder {
       this.#inFlight.set(sessionId, calls);
     }
     const held = calls;
-    const call = out.then(() => {
+    // Its deadline is fixed now: messages that arrive after it has passed are not held for it.
+    const over = Promise.withResolvers<void>();
+    const cancel = this.#timer(over.resolve, HOLD_MAX_MS);
+    void out.then(over.resolve);
+    const call = over.promise.then(() => {
+      cancel();
       held.delete(call);
       if (held.size === 0 && this.#inFlight.get(sessionId) === held) this.#inFlight.delete(sessionId);
     });
@@ -34,17 +59,13 @@ export class CompletionOrder {
     for await (const message of messages) {
       sessionId = sessionOf(message) ?? sessionId;
       const calls = sessionId === undefined ? undefined : this.#inFlight.get(sessionId);
-      if (calls && calls.size > 0) await atMost(Promise.all(calls), HOLD_MAX_MS);
+      if (calls && calls.size > 0) await Promise.all(calls);
       yield message;
     }
   }
-}
 
-async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  await Promise.race([work, timeout]);
-  clearTimeout(timer);
+  /** @internal How many sessions have a completion in flight (tests: nothing is kept once they are over). */
+  get sessionsHeld(): number {
+    return this.#inFlight.size;
+  }
 }

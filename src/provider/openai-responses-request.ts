@@ -2,6 +2,7 @@
 // alone, so the same conversation serializes to the same bytes (prompt caching).
 // Stateless (`store: false`): the whole conversation goes in `input` every time,
 // with the encrypted reasoning items of earlier responses replayed unchanged.
+import { isAzureOpenAi } from "./endpoint.ts";
 import { dataUri, toolImagesCaption } from "./images.ts";
 import type { ChatMessage, ImagePart, ModelRequest, ToolDefinition } from "./types.ts";
 
@@ -38,7 +39,8 @@ export function buildResponsesRequestBody(request: ModelRequest): string {
   if (model.reasoningEffort || REASONING_MODEL.test(model.model)) body.include = ["reasoning.encrypted_content"];
   if (model.maxOutputTokens !== undefined) body.max_output_tokens = model.maxOutputTokens;
   if (model.reasoningEffort) body.reasoning = { effort: model.reasoningEffort, summary: "auto" };
-  if (request.cacheKey) body.prompt_cache_key = request.cacheKey;
+  // Not to Azure OpenAI, as in the Chat request: its dated api-versions refuse unknown arguments.
+  if (request.cacheKey && !isAzureOpenAi(model.baseUrl)) body.prompt_cache_key = request.cacheKey;
   // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key.
   return JSON.stringify({ ...body, ...model.extraBody });
 }

@@ -28,9 +28,12 @@ export function codeModeFetchHandler(
   return async (request, contextValues) => {
     const handler = handlers.get(new URL(request.url).pathname);
     if (!handler) return undefined;
+    const universalRequest = { ...universalServerRequestFromFetch(request, {}), contextValues };
+    // Only a unary handler has written its whole reply when it returns; afterReply refuses the others.
+    if (handler.method.methodKind !== "unary") return universalServerResponseToFetch(await handler(universalRequest));
     const afterReply: (() => void)[] = [];
     contextValues.set(AFTER_REPLY, (work) => afterReply.push(work));
-    const response = await handler({ ...universalServerRequestFromFetch(request, {}), contextValues });
+    const response = await handler(universalRequest);
     if (afterReply.length === 0) return universalServerResponseToFetch(response);
     return handOver(response, () => {
       for (const work of afterReply) work();

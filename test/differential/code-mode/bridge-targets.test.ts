@@ -39,6 +39,20 @@ describe.each(upstreams)("the gRPC bridge in front of $name", { concurrent: true
   let bridge: Bridge;
   const client = () => createClient(CodeModeHost, createGrpcTransport({ baseUrl: bridge.url }));
 
+  /** A session opened through the bridge, its `opened` event read; aborting `lease` drops it. */
+  async function openLease() {
+    const lease = new AbortController();
+    const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
+    try {
+      const opened = (await withTimeout(events.next(), WAIT_MS, "the opened event")).value;
+      if (opened?.event.case !== "opened") throw new Error(`the lease's first event is ${opened?.event.case}, not opened`);
+      return { lease, events, sessionId: opened.event.value.sessionId };
+    } catch (error) {
+      lease.abort();
+      throw error;
+    }
+  }
+
   const test = it.skipIf(!upstream.url); // a target the global setup did not start
 
   beforeAll(async () => {
@@ -57,13 +71,8 @@ describe.each(upstreams)("the gRPC bridge in front of $name", { concurrent: true
   });
 
   test("runs a cell that calls a tool over a subscription whose headers arrived before the Execute", async () => {
-    const lease = new AbortController();
-    const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
+    const { lease, sessionId } = await openLease();
     try {
-      const opened = (await withTimeout(events.next(), WAIT_MS, "the opened event")).value;
-      expect(opened?.event.case).toBe("opened");
-      const sessionId = opened?.event.case === "opened" ? opened.event.value.sessionId : "";
-
       const subscribed = deferred();
       const calls = client()
         .subscribeToToolCalls({ sessionId }, { signal: lease.signal, onHeader: () => subscribed.resolve() })
@@ -106,11 +115,8 @@ describe.each(upstreams)("the gRPC bridge in front of $name", { concurrent: true
   });
 
   test("never passes a heartbeat to the client, on the lease, an idle subscription or a quiet Execute", async () => {
-    const lease = new AbortController();
-    const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
+    const { lease, events, sessionId } = await openLease();
     try {
-      const opened = (await withTimeout(events.next(), WAIT_MS, "the opened event")).value;
-      const sessionId = opened?.event.case === "opened" ? opened.event.value.sessionId : "";
       const leaseSeen: (string | undefined)[] = [];
       void (async () => {
         for (let next = await events.next(); !next.done; next = await events.next()) leaseSeen.push(next.value.event.case);
@@ -169,11 +175,8 @@ describe.each(upstreams)("the gRPC bridge in front of $name", { concurrent: true
   );
 
   test("retires at once the observer of a Wait whose client went away, so the next Wait observes the cell", async () => {
-    const lease = new AbortController();
-    const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
+    const { lease, sessionId } = await openLease();
     try {
-      const opened = (await withTimeout(events.next(), WAIT_MS, "the opened event")).value;
-      const sessionId = opened?.event.case === "opened" ? opened.event.value.sessionId : "";
       const source = "await new Promise(() => {});";
       for await (const _ of client().execute({ sessionId, executionId: "e-forever", toolCallId: "call-1", source, yieldTimeMs: 1n })) {
         // started, then yielded
@@ -210,10 +213,7 @@ describe.each(upstreams)("the gRPC bridge in front of $name", { concurrent: true
   });
 
   test("ends the session when the client drops its lease", { timeout: 30_000 }, async () => {
-    const lease = new AbortController();
-    const events = client().openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
-    const opened = (await withTimeout(events.next(), WAIT_MS, "the opened event")).value;
-    const sessionId = opened?.event.case === "opened" ? opened.event.value.sessionId : "";
+    const { lease, sessionId } = await openLease();
     lease.abort();
     // The host retires the session once it sees its lease go; each probe is a bounded call.
     const deadline = Date.now() + upstream.leaseDropNoticedWithinMs;

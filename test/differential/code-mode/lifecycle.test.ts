@@ -34,13 +34,25 @@ function untilRetired({ wait }: Scenario, session: Session, cellId: string) {
   }, `cell ${cellId} retired`);
 }
 
+/** Polls, as long as the target may take to notice a dropped lease, until a Wait on the session gets not_found. */
+function untilSessionGone({ target, waitRaw }: Scenario, session: Session) {
+  return pollUntil(
+    async () => {
+      const error = await rpcError(waitRaw(session, "1", 1)).catch(() => undefined);
+      return error?.code === Code.NotFound ? error : undefined;
+    },
+    "the dropped lease's session to retire",
+    target.differences.leaseDropNoticedWithinMs,
+  );
+}
+
 /**
  * Streams their client drops. `idleNoticed`: whether the target, asked for heartbeats or not, can
  * see a client leave a stream on which nothing is written; where it cannot, the scenarios that
  * need it are skipped (docs/code-mode.md#platform-differences).
  */
 function droppedStreams(scenario: Scenario, idleNoticed: boolean): void {
-  const { target, open, subscribe, execute, wait, waitRaw, concurrentWaits, client } = scenario;
+  const { target, open, subscribe, execute, wait, concurrentWaits, client } = scenario;
   const whereNoticed = it.skipIf(!idleNoticed);
 
   /** A subscription the host accepted (sent its headers), or how it refused it. */
@@ -97,14 +109,7 @@ function droppedStreams(scenario: Scenario, idleNoticed: boolean): void {
     const session = await open();
     expect(observed(await execute(session, FOREVER, { yieldTimeMs: 1 }).outcome())).toEqual(yielded("1"));
     session.dropLease();
-    const gone = await pollUntil(
-      async () => {
-        const error = await rpcError(waitRaw(session, "1", 1)).catch(() => undefined);
-        return error?.code === Code.NotFound ? error : undefined;
-      },
-      "the dropped lease's session to retire",
-      target.differences.leaseDropNoticedWithinMs,
-    );
+    const gone = await untilSessionGone(scenario, session);
     expect(gone).toEqual(unknownSession(session));
   });
 
@@ -207,7 +212,7 @@ describeTargets("abandoned executions, closed sessions and dropped streams", (sc
 describeTargets(
   "streams dropped by a plain client, which asks for no heartbeats",
   (scenario) => {
-    const { target, open, execute, waitRaw } = scenario;
+    const { target, open, execute } = scenario;
     droppedStreams(scenario, target.differences.idleDropNoticed);
 
     it("retires a session whose lease is dropped while its cell sends notifications", async () => {
@@ -217,14 +222,7 @@ describeTargets(
       await session.notification();
       session.dropLease();
       // Writes follow the drop here: byok-edge sees the client gone when one fails (docs/code-mode.md#leases).
-      const gone = await pollUntil(
-        async () => {
-          const error = await rpcError(waitRaw(session, "1", 1)).catch(() => undefined);
-          return error?.code === Code.NotFound ? error : undefined;
-        },
-        "the dropped lease's session to retire",
-        target.differences.leaseDropNoticedWithinMs,
-      );
+      const gone = await untilSessionGone(scenario, session);
       expect(gone).toEqual(unknownSession(session));
     });
   },

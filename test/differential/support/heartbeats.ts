@@ -1,4 +1,4 @@
-// The targets ask for heartbeats on their long streams (but for the scenarios of a
+// The targets ask for heartbeats on their long streams (except in the scenarios of a
 // plain client), and no scenario ever sees one (docs/code-mode.md#leases): byok-edge
 // under `wrangler dev` notices a client that left an idle stream only at a write, so
 // its dropped leases, Executes and subscriptions show only with heartbeats. The

@@ -6,7 +6,7 @@ import { type ChatMessage, createProvider, type ModelEvent, type ModelRequest } 
 import { ProviderError } from "../../../src/provider/failure.ts";
 import { isRetryable } from "../../../src/provider/retry.ts";
 import { type FunctionCallSpec, responsesStream, responsesText } from "../../fixtures/openai-responses/stream.ts";
-import { createScenario, type ScriptedResponse } from "../../support/fake-provider.ts";
+import { createScenario, fakeProviderUrl, type ScriptedResponse } from "../../support/fake-provider.ts";
 import { collect, collectUntilFailure, providerHarness, remaining } from "../../support/provider-harness.ts";
 
 const API_KEY = "sk-test-never-logged-0123456789";
@@ -339,6 +339,17 @@ describe("OpenAI Responses provider request", () => {
     await collect(createProvider("openai-responses").stream(aRequest(scenario, { cacheKey: "conv-abc:7" })));
     const [request] = await scenario.requests(1);
     expect(JSON.parse(request?.body ?? "{}")).toMatchObject({ prompt_cache_key: "conv-abc:7" });
+  });
+
+  it("sends no prompt_cache_key to Azure OpenAI, whose dated api-versions refuse unknown arguments, as openai-chat does", async () => {
+    // The fake provider on loopback stands in for Azure behind a deployment URL (src/provider/endpoint.ts).
+    const scenario = await createScenario([responsesText(["ok"])]);
+    const baseUrl = `${fakeProviderUrl()}/openai/deployments/gpt-5-prod?api-version=2025-04-01-preview`;
+    const model = aModel({ baseUrl, model: "gpt-5" });
+    await collect(createProvider("openai-responses").stream({ ...aRequest(scenario, { model }), cacheKey: "conv-1" }));
+    const [request] = await scenario.requests(1);
+    expect(request?.path).toBe("/openai/deployments/gpt-5-prod/responses?api-version=2025-04-01-preview");
+    expect(JSON.parse(request?.body ?? "{}")).not.toHaveProperty("prompt_cache_key");
   });
 
   it("omits tools, optional limits, reasoning and the cache key when none are given", async () => {

@@ -1,11 +1,14 @@
 // A CompleteToolCall's reply goes out before its cell moves on (docs/code-mode.md#tool-calls):
 // the session object hands the tool's output to the cell only once the runtime takes the reply.
 // Driven inside the object, through its own fetch, so that the test holds the reply unread
-// for as long as it likes (through a stub the runtime reads a reply at once).
+// for as long as it likes (through a stub the runtime reads a reply at once). The backstop that
+// hands the output over anyway (1 s after the reply was ready) is the test's to fire: held here,
+// it never fires, however slowly the machine runs.
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { setHandOverBackstop } from "../../../../src/code-mode/host/after-reply.ts";
 import { codeModeSessionName } from "../../../../src/core/object-names.ts";
 import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../../../../src/code-mode/host/session-service.ts";
 import { CodeModeHost, ToolKind } from "../../../../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
@@ -38,6 +41,7 @@ describe("CompleteToolCall", () => {
     const sessionId = crypto.randomUUID();
     const stub = env.CODE_MODE.getByName(codeModeSessionName("local", sessionId));
     await runInDurableObject(stub, async (object: CodeModeSessionObject) => {
+      const backstops: (() => void)[] = [];
       const hold = deferred();
       const answered = deferred();
       const client = objectClient(object, hold.promise, answered.resolve);
@@ -45,6 +49,10 @@ describe("CompleteToolCall", () => {
       const events = client
         .openSession({}, { signal: lease.signal, headers: { [SESSION_ID_HEADER]: sessionId, [PRINCIPAL_HEADER]: "local" } })
         [Symbol.asyncIterator]();
+      setHandOverBackstop((run) => {
+        backstops.push(run);
+        return () => undefined;
+      });
       try {
         expect((await withTimeout(events.next(), WAIT_MS, "opened")).value?.event.case).toBe("opened");
         const subscribed = deferred();
@@ -72,6 +80,7 @@ describe("CompleteToolCall", () => {
           outcome: { case: "succeeded", value: { outputJson: new TextEncoder().encode('"out"') } },
         });
         await withTimeout(answered.promise, WAIT_MS, "the object's answer to CompleteToolCall");
+        expect(backstops).toHaveLength(1); // the output waits for the reply, and not on the clock
         // The completion is accepted, its reply not taken yet: the cell is still waiting for the tool.
         const held = await client.wait({ sessionId, cellId: "1", waitId: "w1", yieldTimeMs: 300n });
         expect(held.state).toMatchObject({ case: "liveCell", value: { cellId: "1", outcome: { case: "yielded" }, contentItems: [] } });
@@ -84,6 +93,7 @@ describe("CompleteToolCall", () => {
         });
         await client.closeSession({ sessionId });
       } finally {
+        setHandOverBackstop();
         hold.resolve();
         lease.abort();
       }

@@ -20,7 +20,8 @@ import { type CodeModeFetchHandler, codeModeFetchHandler } from "./host/fetch-ha
 import { requireUuid } from "./host/ids.ts";
 import { forwardWithBeat, HEARTBEAT_HEADER, HEARTBEAT_MS, LEASE_RENEW_MS, SUBSCRIPTION_READY_HEADER } from "./host/lease.ts";
 import { leaseRenewal } from "./host/lease-renewal.ts";
-import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "./host/session-service.ts";
+import { PRINCIPAL_HEADER, SESSION_ID_HEADER, TEAM_HEADER } from "./host/session-service.ts";
+import { limitsFor } from "../hosting/limits/principal-limits.ts";
 import { codeModeSessionName } from "../core/object-names.ts";
 import type { AppEnv } from "../core/env.ts";
 import { CodeModeHost, ExecuteEventSchema, SessionEventSchema, ToolCallSchema } from "../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
@@ -51,18 +52,29 @@ function gatewayService(): ServiceImpl<typeof CodeModeHost> {
       const { env, principal } = callerOf(context);
       const sessionId = crypto.randomUUID();
       const stub = sessionStub(env, principal, sessionId);
-      const headers = { [SESSION_ID_HEADER]: sessionId, [PRINCIPAL_HEADER]: principal.id };
-      const heartbeat = wantsHeartbeat(context);
-      const beatMs = heartbeat ? HEARTBEAT_MS : LEASE_RENEW_MS;
-      // The object retires a session whose renewals stop (docs/code-mode.md#leases).
-      const renew = leaseRenewal(beatMs, () => stub.renewLease(sessionId));
-      yield* forwardWithBeat(sessionClient(stub).openSession(request, { signal: context.signal, headers }), {
-        beatMs,
-        onBeat: () => {
-          renew();
-          return heartbeat ? create(SessionEventSchema, {}) : undefined;
-        },
-      });
+      const teamId = principal.kind === "user" ? principal.teamId : null;
+      const headers = { [SESSION_ID_HEADER]: sessionId, [PRINCIPAL_HEADER]: principal.id, ...(teamId && { [TEAM_HEADER]: teamId }) };
+      // A hosted user holds a slot of their open sessions while the lease is forwarded (docs/hosting.md#limits).
+      const limits = limitsFor(env, { id: principal.id, teamId });
+      await limits?.openCodeModeSession(sessionId);
+      try {
+        const heartbeat = wantsHeartbeat(context);
+        const beatMs = heartbeat ? HEARTBEAT_MS : LEASE_RENEW_MS;
+        // The object retires a session whose renewals stop (docs/code-mode.md#leases).
+        const renew = leaseRenewal(beatMs, () => {
+          limits?.renewCodeModeSession(sessionId);
+          return stub.renewLease(sessionId);
+        });
+        yield* forwardWithBeat(sessionClient(stub).openSession(request, { signal: context.signal, headers }), {
+          beatMs,
+          onBeat: () => {
+            renew();
+            return heartbeat ? create(SessionEventSchema, {}) : undefined;
+          },
+        });
+      } finally {
+        await limits?.closeCodeModeSession(sessionId);
+      }
     },
     closeSession: (request, context) => forward(context, request.sessionId).closeSession(request, { signal: context.signal }),
     async *subscribeToToolCalls(request, context) {

@@ -16,6 +16,7 @@ import { sessionService } from "../code-mode/host/session-service.ts";
 import type { AppEnv } from "../core/env.ts";
 import { errorKind } from "../core/log-safe.ts";
 import { HostSessionStore } from "../code-mode/store/host-session-store.ts";
+import { limitsFor } from "../hosting/limits/principal-limits.ts";
 
 export class CodeModeSessionObject extends DurableObject<AppEnv> {
   readonly #store: HostSessionStore;
@@ -53,6 +54,7 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
         this.#migrated = true;
       },
       clearStorage: () => this.#clearStorage(),
+      admissionFor: (principal, teamId) => limitsFor(env, { id: principal, teamId: teamId ?? null }),
     });
     this.#serve = codeModeFetchHandler(sessionService(this.#directory), { grpcWeb: false });
   }

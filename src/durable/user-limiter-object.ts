@@ -4,7 +4,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { limitsNow } from "../hosting/limits/clock.ts";
 import { refusalOf } from "../hosting/limits/refusal.ts";
-import { admit, emptyWindow, release, renew, type UserLimits, type UserWindow } from "../hosting/limits/user-window.ts";
+import {
+  admit,
+  closeSession,
+  emptyWindow,
+  openSession,
+  release,
+  renew,
+  renewSession,
+  type UserLimits,
+  type UserWindow,
+} from "../hosting/limits/user-window.ts";
 
 const WINDOW_KEY = "window";
 
@@ -20,6 +30,19 @@ export class UserLimiterObject extends DurableObject<Env> {
 
   release(runId: string): void {
     this.#save(release(this.#load(), runId, limitsNow()));
+  }
+
+  /** A code-mode session opens: the refusal's message over the cap, else null. */
+  openSession(sessionId: string): string | null {
+    return refusalOf(() => this.#save(openSession(this.#load(), sessionId, limitsNow())));
+  }
+
+  renewSession(sessionId: string): void {
+    this.#save(renewSession(this.#load(), sessionId, limitsNow()));
+  }
+
+  closeSession(sessionId: string): void {
+    this.#save(closeSession(this.#load(), sessionId, limitsNow()));
   }
 
   #load(): UserWindow {

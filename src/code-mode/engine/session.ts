@@ -31,6 +31,8 @@ export interface SessionOptions {
   limits: SessionLimits;
   /** "" or a generation prefix such as "g2:". */
   cellIdPrefix?: string;
+  /** A cell's isolate stopped (it finished, failed, was terminated or shut down): it no longer runs. */
+  onCellStopped?(cellId: string): void;
 }
 
 export class CodeModeSession {
@@ -60,7 +62,13 @@ export class CodeModeSession {
       delegate,
       runner: this.#options.runner,
       values: this.#options.values,
-      onIsolate: (held, isHeld) => (isHeld ? this.#busy.add(held) : this.#busy.delete(held)),
+      onIsolate: (held, isHeld) => {
+        if (isHeld) {
+          this.#busy.add(held);
+        } else if (this.#busy.delete(held)) {
+          this.#options.onCellStopped?.(held.cellId);
+        }
+      },
       onClosed: (closed) => {
         if (this.#cells.get(closed.cellId) === closed) this.#cells.delete(closed.cellId);
       },

@@ -52,6 +52,14 @@ export interface ServedSessionOptions {
   onRetire(): Promise<void>;
   /** A cell id was taken (the counter survives in storage). */
   onCell?(cellId: string): void;
+  /** A hosted user's limits: each cell is a run while its isolate runs (docs/hosting.md#limits); none for "local". */
+  admission?: CellAdmission;
+}
+
+/** Admits a cell as a run of its user (requests_per_minute, max_concurrent_runs) and frees its slot when it stops. */
+export interface CellAdmission {
+  admit(runId: string): Promise<void>;
+  release(runId: string): Promise<void>;
 }
 
 export class ServedSession {
@@ -60,6 +68,8 @@ export class ServedSession {
   readonly #options: ServedSessionOptions;
   readonly #channels: SessionChannels;
   readonly #observations = new Observations();
+  /** Cell id → the run id its admission holds, until its isolate stops. */
+  readonly #admitted = new Map<string, string>();
   #retiring: Promise<void> | undefined;
 
   constructor(options: ServedSessionOptions) {
@@ -89,6 +99,14 @@ export class ServedSession {
     }
   }
 
+  /** The cell's isolate stopped: the run its admission held ends. */
+  cellStopped(cellId: string): void {
+    const runId = this.#admitted.get(cellId);
+    if (runId === undefined) return;
+    this.#admitted.delete(cellId);
+    void this.#options.admission?.release(runId);
+  }
+
   /** CloseSession, a dropped lease, an expired lease, or a subscription gone with calls pending. */
   retire(): Promise<void> {
     if (this.#retiring) return this.#retiring;
@@ -109,11 +127,17 @@ export class ServedSession {
 
   async *execute(request: ExecuteRequest, signal: AbortSignal, receivedAtMs: number): AsyncGenerator<ExecuteEvent> {
     const execute = executeRequestFromProto(request);
+    const admission = this.#options.admission;
+    const runId = `cell:${this.sessionId}:${crypto.randomUUID()}`;
+    // Before the observation and the cell id: a refused cell leaves nothing behind.
+    await admission?.admit(runId);
     const observation = this.#observations.begin("execution", request.executionId);
     let cell: StartedCell;
     try {
       cell = this.#engine.execute(execute, executionDelegate(this.#channels, request.executionId), { preempt: observation.preempt });
+      if (admission) this.#admitted.set(cell.cellId, runId);
     } catch (error) {
+      void admission?.release(runId);
       observation.end();
       // Too many running cells took no cell id; the client may retry with the same execution id.
       if (error instanceof CellLimitError) this.#observations.release("execution", request.executionId);

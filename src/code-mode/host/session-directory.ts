@@ -10,7 +10,7 @@ import type { SessionLimits } from "../engine/engine-types.ts";
 import type { HostSessionStore } from "../store/host-session-store.ts";
 import { requireUuid } from "./ids.ts";
 import { LEASE_TTL_MS } from "./lease.ts";
-import { ServedSession, unknownSession } from "./served-session.ts";
+import { type CellAdmission, ServedSession, unknownSession } from "./served-session.ts";
 
 export interface SessionDirectoryOptions {
   store: HostSessionStore;
@@ -21,6 +21,8 @@ export interface SessionDirectoryOptions {
   prepareStorage(): Promise<void>;
   /** Deletes the object's storage and alarm: its last session was retired. */
   clearStorage(): Promise<void>;
+  /** The limits of the session's hosted user (its team given), none for "local". */
+  admissionFor?(principal: string, teamId: string | undefined): CellAdmission | undefined;
 }
 
 export class SessionDirectory {
@@ -32,19 +34,24 @@ export class SessionDirectory {
   }
 
   /** A new session under an id the worker chose (a fresh UUID). */
-  async open(sessionId: string, principal: string, limits: SessionLimits): Promise<ServedSession> {
+  async open(sessionId: string, principal: string, limits: SessionLimits, teamId?: string): Promise<ServedSession> {
     const { store, runner } = this.#options;
     await this.#options.prepareStorage();
     const leaseExpiresAtMs = Date.now() + LEASE_TTL_MS;
     store.openSession({ sessionId, principal, ...limits, leaseExpiresAtMs });
+    // The engine reports a stopped cell to the session made just after it.
+    let served: ServedSession | undefined;
     const engine = new CodeModeSession({
       runner,
       limits,
       values: { snapshot: () => store.values(sessionId), commit: (writes) => store.commitValues(sessionId, writes) },
+      onCellStopped: (cellId) => served?.cellStopped(cellId),
     });
+    const admission = this.#options.admissionFor?.(principal, teamId);
     const session = new ServedSession({
       sessionId,
       engine,
+      ...(admission && { admission }),
       onRetire: () => {
         this.#sessions.delete(sessionId);
         store.closeSession(sessionId);
@@ -52,6 +59,7 @@ export class SessionDirectory {
       },
       onCell: (cellId) => store.noteCellCount(sessionId, Number(cellId)),
     });
+    served = session;
     this.#sessions.set(sessionId, session);
     this.#options.scheduleAlarm(leaseExpiresAtMs);
     return session;

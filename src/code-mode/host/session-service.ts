@@ -13,6 +13,8 @@ import type { SessionDirectory } from "./session-directory.ts";
 
 export const SESSION_ID_HEADER = "x-byok-code-mode-session";
 export const PRINCIPAL_HEADER = "x-byok-code-mode-principal";
+/** The hosted user's team, for their limits; absent for "local". */
+export const TEAM_HEADER = "x-byok-code-mode-team";
 
 export function sessionService(directory: SessionDirectory): ServiceImpl<typeof CodeModeHost> {
   return {
@@ -20,7 +22,8 @@ export function sessionService(directory: SessionDirectory): ServiceImpl<typeof 
       const sessionId = context.requestHeader.get(SESSION_ID_HEADER);
       const principal = context.requestHeader.get(PRINCIPAL_HEADER);
       if (!sessionId || !principal) throw new AppError("internal", "a code-mode session is opened through the worker");
-      const session = await directory.open(sessionId, principal, limitsFromProto(request));
+      const teamId = context.requestHeader.get(TEAM_HEADER) ?? undefined;
+      const session = await directory.open(sessionId, principal, limitsFromProto(request), teamId);
       yield* session.lease(context.signal);
     },
     async closeSession(request) {

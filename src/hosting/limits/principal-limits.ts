@@ -56,6 +56,21 @@ export class PrincipalLimits {
     await this.env.USER_LIMITER.getByName(userLimiterName(this.userId)).release(runId).catch(logFailure);
   }
 
+  /** A code-mode session opens: refused (`resource_exhausted`) over the user's cap of open sessions. */
+  async openCodeModeSession(sessionId: string): Promise<void> {
+    const stub = this.env.USER_LIMITER.getByName(userLimiterName(this.userId));
+    refused(await unavailableOnFailure(() => stub.openSession(sessionId)));
+  }
+
+  /** The session's lease is still forwarded: its slot stays held. */
+  renewCodeModeSession(sessionId: string): void {
+    void this.env.USER_LIMITER.getByName(userLimiterName(this.userId)).renewSession(sessionId).catch(logFailure);
+  }
+
+  async closeCodeModeSession(sessionId: string): Promise<void> {
+    await this.env.USER_LIMITER.getByName(userLimiterName(this.userId)).closeSession(sessionId).catch(logFailure);
+  }
+
   /** The provider, each call of which is checked against the team's budget and counted. */
   guard(provider: Provider): Provider {
     return { stream: (request, timings) => this.#budgeted(provider, request, timings) };

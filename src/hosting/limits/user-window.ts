@@ -17,14 +17,25 @@ export interface UserWindow {
   starts: number[];
   /** Run id → when its slot expires unless renewed. */
   leases: Record<string, number>;
+  /** Open code-mode session id → when its slot expires unless renewed (absent in windows stored before). */
+  sessions?: Record<string, number>;
 }
 
-export const emptyWindow = (): UserWindow => ({ starts: [], leases: {} });
+/** Code-mode sessions one user may hold open at once (docs/hosting.md#limits). */
+const MAX_OPEN_SESSIONS = 8;
+/** A session's slot is held this long past its last renewal (the worker renews it with the lease, every few seconds). */
+const SESSION_LEASE_MS = 30_000;
+
+export const emptyWindow = (): UserWindow => ({ starts: [], leases: {}, sessions: {} });
 
 /** Drops starts out of the window and expired leases. */
 function pruned(window: UserWindow, nowMs: number): UserWindow {
-  const leases = Object.fromEntries(Object.entries(window.leases).filter(([, until]) => until > nowMs));
-  return { starts: window.starts.filter((at) => at > nowMs - RPM_WINDOW_MS), leases };
+  const live = (slots: Record<string, number>) => Object.fromEntries(Object.entries(slots).filter(([, until]) => until > nowMs));
+  return {
+    starts: window.starts.filter((at) => at > nowMs - RPM_WINDOW_MS),
+    leases: live(window.leases),
+    sessions: live(window.sessions ?? {}),
+  };
 }
 
 /**
@@ -67,5 +78,33 @@ export function renew(window: UserWindow, runId: string, nowMs: number): UserWin
 export function release(window: UserWindow, runId: string, nowMs: number): UserWindow {
   const current = pruned(window, nowMs);
   delete current.leases[runId];
+  return current;
+}
+
+/** Holds a slot for an open code-mode session, or refuses it once MAX_OPEN_SESSIONS are open. */
+export function openSession(window: UserWindow, sessionId: string, nowMs: number): UserWindow {
+  const current = pruned(window, nowMs);
+  const sessions = current.sessions ?? {};
+  const open = Object.keys(sessions).length;
+  if (open >= MAX_OPEN_SESSIONS) {
+    throw new AppError(
+      "resource_exhausted",
+      `at most ${MAX_OPEN_SESSIONS} code-mode sessions may be open at once, and ${open} are; close one (CloseSession) first`,
+    );
+  }
+  sessions[sessionId] = nowMs + SESSION_LEASE_MS;
+  return { ...current, sessions };
+}
+
+export function renewSession(window: UserWindow, sessionId: string, nowMs: number): UserWindow {
+  const current = pruned(window, nowMs);
+  const sessions = current.sessions ?? {};
+  if (sessions[sessionId] !== undefined) sessions[sessionId] = nowMs + SESSION_LEASE_MS;
+  return { ...current, sessions };
+}
+
+export function closeSession(window: UserWindow, sessionId: string, nowMs: number): UserWindow {
+  const current = pruned(window, nowMs);
+  delete current.sessions?.[sessionId];
   return current;
 }

@@ -1,0 +1,74 @@
+// Code mode within a hosted user's limits (docs/hosting.md#limits): each cell is a run
+// while its isolate runs (requests_per_minute, max_concurrent_runs), and a user holds
+// at most 8 open sessions; the single user ("local") has no limits.
+import { Code } from "@connectrpc/connect";
+import { describe, expect, it, vi } from "vitest";
+import { api, expectStatus, issueToken, LOCAL_TOKEN, type User } from "../../../support/admin-client.ts";
+import { type CodeModeClient, codeModeClient, collect, failure, type Lease, openLease } from "../../../support/code-mode-host.ts";
+
+const forever = "await new Promise(() => {})";
+
+/** A member of a new team with the given limits, and a code-mode client with their token. */
+async function hostedClient(limits: { requests_per_minute?: number; max_concurrent_runs?: number } = {}): Promise<CodeModeClient> {
+  const team = expectStatus(await api<{ id: string }>("POST", "/api/v1/teams", { body: { name: `team ${crypto.randomUUID()}` } }), 201);
+  const body = { email: `cm-${crypto.randomUUID()}@example.com`, role: "member", ...limits };
+  const user = expectStatus(await api<User>("POST", `/api/v1/teams/${team.id}/users`, { body }), 201);
+  return codeModeClient({ token: (await issueToken(user.id)).token });
+}
+
+const run = (client: CodeModeClient, sessionId: string, executionId: string, source: string, yieldTimeMs = 10_000n) =>
+  collect(client.execute({ sessionId, executionId, toolCallId: "c", source, yieldTimeMs }));
+
+describe("code mode within a hosted user's limits", () => {
+  it("holds a max_concurrent_runs slot while a cell runs, refuses another cell meanwhile, and frees it when the cell stops", async () => {
+    const client = await hostedClient({ max_concurrent_runs: 1 });
+    const lease = await openLease(client);
+    const { sessionId } = lease;
+    // Yields at once and goes on running, holding the slot.
+    const first = await run(client, sessionId, "first", forever, 1n);
+    expect(first[1]).toMatchObject({ case: "outcome", value: { outcome: { case: "yielded" } } });
+    const refused = await failure(run(client, sessionId, "second", "1"));
+    expect(refused.code).toBe(Code.ResourceExhausted);
+    expect(refused.message).toContain("max_concurrent_runs limit of 1 reached");
+
+    await client.terminate({ sessionId, cellId: "1" });
+    // The slot is freed by a call to the user's limiter after the isolate stopped; bounded.
+    await vi.waitFor(async () => expect((await run(client, sessionId, `after-${crypto.randomUUID()}`, "1"))[1]?.case).toBe("outcome"), {
+      timeout: 5_000,
+    });
+    await client.closeSession({ sessionId });
+  });
+
+  it("counts each cell as a request against requests_per_minute", async () => {
+    const client = await hostedClient({ requests_per_minute: 2 });
+    const lease = await openLease(client);
+    for (const id of ["a", "b"]) expect((await run(client, lease.sessionId, id, "1"))[1]?.case).toBe("outcome");
+    const refused = await failure(run(client, lease.sessionId, "c", "1"));
+    expect(refused.code).toBe(Code.ResourceExhausted);
+    expect(refused.message).toContain("requests_per_minute limit of 2 reached");
+    await client.closeSession({ sessionId: lease.sessionId });
+  });
+
+  it("lets a hosted user hold 8 open sessions, refuses a ninth, and opens one again once a session closes", async () => {
+    const client = await hostedClient();
+    const leases: Lease[] = [];
+    for (let i = 0; i < 8; i++) leases.push(await openLease(client));
+    const ninth = await failure(openLease(client));
+    expect(ninth.code).toBe(Code.ResourceExhausted);
+    expect(ninth.message).toContain("at most 8 code-mode sessions");
+
+    const closed = leases.shift()!;
+    await client.closeSession({ sessionId: closed.sessionId });
+    expect(await closed.next("the closed lease's end")).toBe("end");
+    // The slot is given back as the worker's forwarding of that lease ends; bounded.
+    const again = await vi.waitFor(() => openLease(client), { timeout: 5_000 });
+    for (const lease of [...leases, again]) await client.closeSession({ sessionId: lease.sessionId });
+  });
+
+  it("puts no limit on the single user's sessions", async () => {
+    const client = codeModeClient({ token: LOCAL_TOKEN });
+    const leases: Lease[] = [];
+    for (let i = 0; i < 9; i++) leases.push(await openLease(client));
+    for (const lease of leases) await client.closeSession({ sessionId: lease.sessionId });
+  });
+});

@@ -38,7 +38,15 @@ export type UsageRow = Schemas["UsageRow"];
 /** A row's figures, without what it is grouped by. */
 export type UsageFigures = Pick<
   UsageRow,
-  "requests" | "input_tokens" | "output_tokens" | "cache_read_tokens" | "cache_write_tokens" | "reasoning_tokens" | "cost_usd"
+  | "requests"
+  | "input_tokens"
+  | "output_tokens"
+  | "cache_read_tokens"
+  | "cache_write_tokens"
+  | "reasoning_tokens"
+  | "cost_usd"
+  | "cells"
+  | "cell_wall_ms"
 >;
 
 // GET /runs and /conversations: status, timings and token counts only; the API holds no prompt or response text.

@@ -17,6 +17,7 @@ import type { AppEnv } from "../core/env.ts";
 import { errorKind } from "../core/log-safe.ts";
 import { HostSessionStore } from "../code-mode/store/host-session-store.ts";
 import { limitsFor } from "../hosting/limits/principal-limits.ts";
+import { recordCellUsage } from "../hosting/store/usage-rows.ts";
 
 export class CodeModeSessionObject extends DurableObject<AppEnv> {
   readonly #store: HostSessionStore;
@@ -55,6 +56,7 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
       },
       clearStorage: () => this.#clearStorage(),
       admissionFor: (principal, teamId) => limitsFor(env, { id: principal, teamId: teamId ?? null }),
+      recordCell: ({ principal, teamId, wallMs }) => ctx.waitUntil(recordCellUsage(env.DB, { principal, teamId: teamId ?? null, wallMs })),
     });
     this.#serve = codeModeFetchHandler(sessionService(this.#directory), { grpcWeb: false });
   }

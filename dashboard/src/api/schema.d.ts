@@ -2230,6 +2230,10 @@ export interface components {
       cache_write_tokens: number;
       reasoning_tokens: number;
       cost_usd: number;
+      /** @description Codex code-mode cells run (their row's model is "(code mode)") */
+      cells: number;
+      /** @description Their wall time, Execute to the cell's end, in ms */
+      cell_wall_ms: number;
     };
     Runs: {
       runs: components["schemas"]["Run"][];

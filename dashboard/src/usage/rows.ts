@@ -12,6 +12,8 @@ const ZERO: UsageFigures = {
   cache_write_tokens: 0,
   reasoning_tokens: 0,
   cost_usd: 0,
+  cells: 0,
+  cell_wall_ms: 0,
 };
 
 /** Cache-read share of the input tokens; null when there was no input. */
@@ -29,6 +31,8 @@ export function totalOf(rows: UsageFigures[]): UsageFigures {
       cache_write_tokens: sum.cache_write_tokens + r.cache_write_tokens,
       reasoning_tokens: sum.reasoning_tokens + r.reasoning_tokens,
       cost_usd: sum.cost_usd + r.cost_usd,
+      cells: sum.cells + r.cells,
+      cell_wall_ms: sum.cell_wall_ms + r.cell_wall_ms,
     }),
     ZERO,
   );

@@ -2,7 +2,7 @@
 // chart draws and a few it does not (requests, cache writes), with the range's
 // total in the footer (ui/table.tsx).
 import type { ComponentChildren } from "preact";
-import { formatNumber as count, formatPercent as percent, formatUsd as usd } from "../format.ts";
+import { formatMs, formatNumber as count, formatPercent as percent, formatUsd as usd } from "../format.ts";
 import type { UsageFigures } from "../types.ts";
 import { type Column, DataTable } from "../ui/table.tsx";
 import { cacheHitRate } from "./rows.ts";
@@ -21,6 +21,8 @@ const FIGURES: Column<UsageTableRow>[] = [
   { header: "Cache write", numeric: true, cell: (f) => count(f.cache_write_tokens) },
   { header: "Cache-hit rate", numeric: true, cell: (f) => percent(cacheHitRate(f)) },
   { header: "Cost", numeric: true, cell: (f) => usd(f.cost_usd) },
+  { header: "Code-mode cells", numeric: true, cell: (f) => count(f.cells) },
+  { header: "Cell time", numeric: true, cell: (f) => formatMs(f.cell_wall_ms) },
 ];
 
 export function UsageTable(props: { caption: string; first: string; rows: UsageTableRow[]; total?: UsageFigures }) {

@@ -54,6 +54,8 @@ export interface ServedSessionOptions {
   onCell?(cellId: string): void;
   /** A hosted user's limits: each cell is a run while its isolate runs (docs/hosting.md#limits); none for "local". */
   admission?: CellAdmission;
+  /** A cell's isolate stopped, `wallMs` after its Execute arrived: for the usage ledger. */
+  onCellUsage?(wallMs: number): void;
 }
 
 /** Admits a cell as a run of its user (requests_per_minute, max_concurrent_runs) and frees its slot when it stops. */
@@ -70,6 +72,8 @@ export class ServedSession {
   readonly #observations = new Observations();
   /** Cell id → the run id its admission holds, until its isolate stops. */
   readonly #admitted = new Map<string, string>();
+  /** Cell id → when its Execute arrived (performance.now), until its isolate stops. */
+  readonly #startedAt = new Map<string, number>();
   #retiring: Promise<void> | undefined;
 
   constructor(options: ServedSessionOptions) {
@@ -99,8 +103,13 @@ export class ServedSession {
     }
   }
 
-  /** The cell's isolate stopped: the run its admission held ends. */
+  /** The cell's isolate stopped: its wall time goes to usage, and the run its admission held ends. */
   cellStopped(cellId: string): void {
+    const startedAt = this.#startedAt.get(cellId);
+    if (startedAt !== undefined) {
+      this.#startedAt.delete(cellId);
+      this.#options.onCellUsage?.(performance.now() - startedAt);
+    }
     const runId = this.#admitted.get(cellId);
     if (runId === undefined) return;
     this.#admitted.delete(cellId);
@@ -136,6 +145,7 @@ export class ServedSession {
     try {
       cell = this.#engine.execute(execute, executionDelegate(this.#channels, request.executionId), { preempt: observation.preempt });
       if (admission) this.#admitted.set(cell.cellId, runId);
+      this.#startedAt.set(cell.cellId, receivedAtMs);
     } catch (error) {
       void admission?.release(runId);
       observation.end();

@@ -23,6 +23,8 @@ export interface SessionDirectoryOptions {
   clearStorage(): Promise<void>;
   /** The limits of the session's hosted user (its team given), none for "local". */
   admissionFor?(principal: string, teamId: string | undefined): CellAdmission | undefined;
+  /** Records a cell of the session's principal in usage. */
+  recordCell?(cell: { principal: string; teamId: string | undefined; wallMs: number }): void;
 }
 
 export class SessionDirectory {
@@ -52,6 +54,7 @@ export class SessionDirectory {
       sessionId,
       engine,
       ...(admission && { admission }),
+      onCellUsage: (wallMs) => this.#options.recordCell?.({ principal, teamId, wallMs }),
       onRetire: () => {
         this.#sessions.delete(sessionId);
         store.closeSession(sessionId);

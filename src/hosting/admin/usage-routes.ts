@@ -51,6 +51,8 @@ const UsageRow = z
     cache_write_tokens: z.int(),
     reasoning_tokens: z.int(),
     cost_usd: z.number(),
+    cells: z.int().openapi({ description: 'Codex code-mode cells run (their row\'s model is "(code mode)")' }),
+    cell_wall_ms: z.int().openapi({ description: "Their wall time, Execute to the cell's end, in ms" }),
   })
   .openapi("UsageRow");
 
@@ -87,6 +89,8 @@ usageRoutes.openapi(
       cache_write_tokens: t.cacheWriteTokens,
       reasoning_tokens: t.reasoningTokens,
       cost_usd: t.costUsd,
+      cells: t.cells,
+      cell_wall_ms: t.cellWallMs,
     }));
     return c.json({ ...range, group_by: query.group_by, rows }, 200);
   },

@@ -22,6 +22,8 @@ export interface UsageTotals {
   cacheWriteTokens: number;
   reasoningTokens: number;
   costUsd: number;
+  cells: number;
+  cellWallMs: number;
 }
 
 const GROUP_COLUMN = { day: usageLedger.day, user: usageLedger.principal, model: usageLedger.model } as const;
@@ -50,6 +52,8 @@ export async function usageTotals(
       cacheWriteTokens: sql<number>`sum(${usageLedger.cacheWriteTokens})`,
       reasoningTokens: sql<number>`sum(${usageLedger.reasoningTokens})`,
       costUsd: sql<number>`total(${usageLedger.costUsd})`,
+      cells: sql<number>`sum(${usageLedger.cells})`,
+      cellWallMs: sql<number>`sum(${usageLedger.cellWallMs})`,
     })
     .from(usageLedger)
     .leftJoin(users, and(eq(users.id, usageLedger.principal), isNull(users.removedAtMs), HOSTED_USERS))

@@ -102,3 +102,34 @@ export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs 
     console.error("byok-edge: could not record usage", run.runId, errorKind(err));
   }
 }
+
+/** The ledger's model for Codex code-mode cells (docs/hosting.md#usage): not a model name Cursor lists. */
+export const CODE_MODE_LEDGER_MODEL = "(code mode)";
+
+/** One code-mode cell's end, into its day's ledger row. Best effort, as run usage is. */
+export async function recordCellUsage(
+  database: D1Database,
+  cell: { principal: string; teamId: string | null; wallMs: number },
+  nowMs = Date.now(),
+): Promise<void> {
+  const wallMs = Math.max(0, Math.round(cell.wallMs));
+  try {
+    await d1(database)
+      .insert(usageLedger)
+      .values({
+        day: new Date(nowMs).toISOString().slice(0, 10),
+        principal: cell.principal,
+        teamId: cell.teamId,
+        model: CODE_MODE_LEDGER_MODEL,
+        cells: 1,
+        cellWallMs: wallMs,
+      })
+      .onConflictDoUpdate({
+        target: [usageLedger.day, usageLedger.principal, usageLedger.model],
+        set: { cells: sql`${usageLedger.cells} + 1`, cellWallMs: sql`${usageLedger.cellWallMs} + ${wallMs}` },
+      })
+      .run();
+  } catch (err) {
+    console.error("byok-edge: could not record a code-mode cell", errorKind(err));
+  }
+}

@@ -17,6 +17,8 @@ const row = (day: string, input: number, cacheRead: number, cost = 0): UsageRow 
   cache_write_tokens: 0,
   reasoning_tokens: 0,
   cost_usd: cost,
+  cells: 0,
+  cell_wall_ms: 0,
 });
 
 describe("usage ranges", () => {

@@ -74,6 +74,8 @@ describe("usage API", () => {
         cache_write_tokens: 2,
         reasoning_tokens: 6,
         cost_usd: 0,
+        cells: 0,
+        cell_wall_ms: 0,
       },
       {
         day: "2031-03-02",
@@ -84,6 +86,8 @@ describe("usage API", () => {
         cache_write_tokens: 1,
         reasoning_tokens: 3,
         cost_usd: 0,
+        cells: 0,
+        cell_wall_ms: 0,
       },
     ]);
     expect(sums((await usage(member.token, `${range}&group_by=model`)).rows)).toEqual([

@@ -78,6 +78,9 @@ export const usageLedger = sqliteTable(
     cacheWriteTokens: integer("cache_write_tokens").notNull().default(0),
     reasoningTokens: integer("reasoning_tokens").notNull().default(0),
     costUsd: real("cost_usd").notNull().default(0),
+    /** Code-mode cells run (on the CODE_MODE_LEDGER_MODEL row) and their wall time from Execute to the isolate's stop. */
+    cells: integer("cells").notNull().default(0),
+    cellWallMs: integer("cell_wall_ms").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.day, t.principal, t.model] }), index("usage_ledger_by_team").on(t.teamId, t.day)],
 );

@@ -1,6 +1,6 @@
 // Code mode within a hosted user's limits (docs/hosting.md#limits): each cell is a run
-// while its isolate runs (requests_per_minute, max_concurrent_runs), and a user holds
-// at most 8 open sessions; the single user ("local") has no limits.
+// while its isolate runs (requests_per_minute, max_concurrent_runs), a user holds at
+// most 8 open sessions, and cells show in usage; the single user ("local") has no limits.
 import { Code } from "@connectrpc/connect";
 import { describe, expect, it, vi } from "vitest";
 import { api, expectStatus, issueToken, LOCAL_TOKEN, type User } from "../../../support/admin-client.ts";
@@ -10,10 +10,15 @@ const forever = "await new Promise(() => {})";
 
 /** A member of a new team with the given limits, and a code-mode client with their token. */
 async function hostedClient(limits: { requests_per_minute?: number; max_concurrent_runs?: number } = {}): Promise<CodeModeClient> {
+  return (await hostedUser(limits)).client;
+}
+
+async function hostedUser(limits: { requests_per_minute?: number; max_concurrent_runs?: number } = {}) {
   const team = expectStatus(await api<{ id: string }>("POST", "/api/v1/teams", { body: { name: `team ${crypto.randomUUID()}` } }), 201);
   const body = { email: `cm-${crypto.randomUUID()}@example.com`, role: "member", ...limits };
   const user = expectStatus(await api<User>("POST", `/api/v1/teams/${team.id}/users`, { body }), 201);
-  return codeModeClient({ token: (await issueToken(user.id)).token });
+  const token = (await issueToken(user.id)).token;
+  return { user, token, client: codeModeClient({ token }) };
 }
 
 const run = (client: CodeModeClient, sessionId: string, executionId: string, source: string, yieldTimeMs = 10_000n) =>
@@ -70,5 +75,25 @@ describe("code mode within a hosted user's limits", () => {
     const leases: Lease[] = [];
     for (let i = 0; i < 9; i++) leases.push(await openLease(client));
     for (const lease of leases) await client.closeSession({ sessionId: lease.sessionId });
+  });
+
+  it('counts a hosted user\'s cells and their wall time in usage, under the model "(code mode)"', async () => {
+    const { token, client } = await hostedUser();
+    const lease = await openLease(client);
+    for (const id of ["one", "two"]) expect((await run(client, lease.sessionId, id, "1"))[1]?.case).toBe("outcome");
+    await client.closeSession({ sessionId: lease.sessionId });
+    type Usage = { rows: { model?: string; cells: number; cell_wall_ms: number; requests: number }[] };
+    // Written after the cell's isolate stopped (waitUntil); bounded.
+    const row = await vi.waitFor(
+      async () => {
+        const usage = expectStatus(await api<Usage>("GET", "/api/v1/usage?group_by=model", { token }), 200);
+        const found = usage.rows.find((r) => r.model === "(code mode)");
+        expect(found?.cells).toBe(2);
+        return found!;
+      },
+      { timeout: 5_000 },
+    );
+    expect(row.cell_wall_ms).toBeGreaterThanOrEqual(0);
+    expect(row.requests).toBe(0);
   });
 });

@@ -104,7 +104,7 @@ export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs 
 }
 
 /** The ledger's model for Codex code-mode cells (docs/hosting.md#usage): not a model name Cursor lists. */
-export const CODE_MODE_LEDGER_MODEL = "(code mode)";
+const CODE_MODE_LEDGER_MODEL = "(code mode)";
 
 /** One code-mode cell's end, into its day's ledger row. Best effort, as run usage is. */
 export async function recordCellUsage(

@@ -20,7 +20,7 @@ import { type CodeModeFetchHandler, codeModeFetchHandler } from "./host/fetch-ha
 import { requireUuid } from "./host/ids.ts";
 import { forwardWithBeat, HEARTBEAT_HEADER, HEARTBEAT_MS, LEASE_RENEW_MS, SUBSCRIPTION_READY_HEADER } from "./host/lease.ts";
 import { leaseRenewal } from "./host/lease-renewal.ts";
-import { PRINCIPAL_HEADER, SESSION_ID_HEADER, TEAM_HEADER } from "./host/session-service.ts";
+import { CELL_CPU_HEADER, PRINCIPAL_HEADER, SESSION_ID_HEADER, TEAM_HEADER } from "./host/session-service.ts";
 import { limitsFor } from "../hosting/limits/principal-limits.ts";
 import { codeModeSessionName } from "../core/object-names.ts";
 import type { AppEnv } from "../core/env.ts";
@@ -53,10 +53,15 @@ function gatewayService(): ServiceImpl<typeof CodeModeHost> {
       const sessionId = crypto.randomUUID();
       const stub = sessionStub(env, principal, sessionId);
       const teamId = principal.kind === "user" ? principal.teamId : null;
-      const headers = { [SESSION_ID_HEADER]: sessionId, [PRINCIPAL_HEADER]: principal.id, ...(teamId && { [TEAM_HEADER]: teamId }) };
       // A hosted user holds a slot of their open sessions while the lease is forwarded (docs/hosting.md#limits).
       const limits = limitsFor(env, { id: principal.id, teamId });
-      await limits?.openCodeModeSession(sessionId);
+      const cellCpuMs = (await limits?.openCodeModeSession(sessionId))?.cellCpuMs;
+      const headers = {
+        [SESSION_ID_HEADER]: sessionId,
+        [PRINCIPAL_HEADER]: principal.id,
+        ...(teamId && { [TEAM_HEADER]: teamId }),
+        ...(cellCpuMs && { [CELL_CPU_HEADER]: String(cellCpuMs) }),
+      };
       try {
         const heartbeat = wantsHeartbeat(context);
         const beatMs = heartbeat ? HEARTBEAT_MS : LEASE_RENEW_MS;

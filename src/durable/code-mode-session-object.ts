@@ -56,6 +56,7 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
       },
       clearStorage: () => this.#clearStorage(),
       admissionFor: (principal, teamId) => limitsFor(env, { id: principal, teamId: teamId ?? null }),
+      runnerWithCpu: (cpuMs) => new LoaderCellRunner(env.LOADER, cpuMs),
       recordCell: ({ principal, teamId, wallMs }) => ctx.waitUntil(recordCellUsage(env.DB, { principal, teamId: teamId ?? null, wallMs })),
     });
     this.#serve = codeModeFetchHandler(sessionService(this.#directory), { grpcWeb: false });

@@ -1826,6 +1826,7 @@ export interface components {
       id: string;
       name: string;
       monthly_token_budget: number | null;
+      code_mode_cpu_ms: number | null;
       /**
        * Format: date-time
        * @example 2026-05-01T12:00:00.000Z
@@ -1840,6 +1841,11 @@ export interface components {
        * @example 50000000
        */
       monthly_token_budget?: number | null;
+      /**
+       * @description CPU milliseconds each code-mode cell of the team's members may use; null: the default 30000
+       * @example 60000
+       */
+      code_mode_cpu_ms?: number | null;
     };
     PatchTeam: {
       /** @example Platform */
@@ -1849,6 +1855,11 @@ export interface components {
        * @example 50000000
        */
       monthly_token_budget?: number | null;
+      /**
+       * @description CPU milliseconds each code-mode cell of the team's members may use; null: the default 30000
+       * @example 60000
+       */
+      code_mode_cpu_ms?: number | null;
     };
     User: {
       id: string;

@@ -69,9 +69,12 @@ class CellHost extends RpcTarget {
 
 export class LoaderCellRunner implements CellRunner {
   readonly #loader: WorkerLoader;
+  readonly #cpuMs: number;
 
-  constructor(loader: WorkerLoader) {
+  /** `cpuMs`: each cell's CPU limit (docs/code-mode.md#limits), CELL_CPU_MS unless a team set its own. */
+  constructor(loader: WorkerLoader, cpuMs = CELL_CPU_MS) {
     this.#loader = loader;
+    this.#cpuMs = cpuMs;
   }
 
   start(launch: CellLaunch, callbacks: CellCallbacks): RunningCell {
@@ -81,7 +84,7 @@ export class LoaderCellRunner implements CellRunner {
       mainModule: HARNESS_MODULE,
       modules: { [HARNESS_MODULE]: HARNESS_SOURCE, [MEDIA_MODULE]: MEDIA_SOURCE, [CELL_MODULE]: { js: launch.moduleText } },
       globalOutbound: null,
-      limits: { cpuMs: CELL_CPU_MS },
+      limits: { cpuMs: this.#cpuMs },
     });
     const entrypoint = worker.getEntrypoint() as unknown as HarnessEntrypoint;
     const result = run(entrypoint, host, launch).finally(() => {

@@ -23,6 +23,8 @@ export interface SessionDirectoryOptions {
   clearStorage(): Promise<void>;
   /** The limits of the session's hosted user (its team given), none for "local". */
   admissionFor?(principal: string, teamId: string | undefined): CellAdmission | undefined;
+  /** Cells on another CPU limit than the runner's, for a team that set one. */
+  runnerWithCpu?(cpuMs: number): CellRunner;
   /** Records a cell of the session's principal in usage. */
   recordCell?(cell: { principal: string; teamId: string | undefined; wallMs: number }): void;
 }
@@ -36,8 +38,14 @@ export class SessionDirectory {
   }
 
   /** A new session under an id the worker chose (a fresh UUID). */
-  async open(sessionId: string, principal: string, limits: SessionLimits, teamId?: string): Promise<ServedSession> {
-    const { store, runner } = this.#options;
+  async open(
+    sessionId: string,
+    principal: string,
+    limits: SessionLimits,
+    { teamId, cellCpuMs }: { teamId?: string | undefined; cellCpuMs?: number | undefined } = {},
+  ): Promise<ServedSession> {
+    const { store } = this.#options;
+    const runner = cellCpuMs !== undefined && this.#options.runnerWithCpu ? this.#options.runnerWithCpu(cellCpuMs) : this.#options.runner;
     await this.#options.prepareStorage();
     const leaseExpiresAtMs = Date.now() + LEASE_TTL_MS;
     store.openSession({ sessionId, principal, ...limits, leaseExpiresAtMs });

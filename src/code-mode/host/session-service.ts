@@ -15,6 +15,8 @@ export const SESSION_ID_HEADER = "x-byok-code-mode-session";
 export const PRINCIPAL_HEADER = "x-byok-code-mode-principal";
 /** The hosted user's team, for their limits; absent for "local". */
 export const TEAM_HEADER = "x-byok-code-mode-team";
+/** The CPU milliseconds each cell may use, when the user's team set it. */
+export const CELL_CPU_HEADER = "x-byok-code-mode-cell-cpu-ms";
 
 export function sessionService(directory: SessionDirectory): ServiceImpl<typeof CodeModeHost> {
   return {
@@ -23,7 +25,8 @@ export function sessionService(directory: SessionDirectory): ServiceImpl<typeof 
       const principal = context.requestHeader.get(PRINCIPAL_HEADER);
       if (!sessionId || !principal) throw new AppError("internal", "a code-mode session is opened through the worker");
       const teamId = context.requestHeader.get(TEAM_HEADER) ?? undefined;
-      const session = await directory.open(sessionId, principal, limitsFromProto(request), teamId);
+      const cellCpuMs = Number(context.requestHeader.get(CELL_CPU_HEADER)) || undefined;
+      const session = await directory.open(sessionId, principal, limitsFromProto(request), { teamId, cellCpuMs });
       yield* session.lease(context.signal);
     },
     async closeSession(request) {

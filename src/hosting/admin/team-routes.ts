@@ -17,12 +17,28 @@ const Budget = z
   .nullable()
   .openapi({ description: "Input + output tokens per calendar month (UTC); null: no budget", example: 50_000_000 });
 
+/** Workers' CPU limit per invocation is at most 5 minutes. */
+const CellCpu = z.int().min(1_000).max(300_000).nullable().openapi({
+  description: "CPU milliseconds each code-mode cell of the team's members may use; null: the default 30000",
+  example: 60_000,
+});
+
 const TeamSchema = z
-  .object({ id: z.string(), name: z.string(), monthly_token_budget: z.int().nullable(), created_at: Timestamp })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    monthly_token_budget: z.int().nullable(),
+    code_mode_cpu_ms: z.int().nullable(),
+    created_at: Timestamp,
+  })
   .openapi("Team");
 
-const CreateTeam = z.strictObject({ name: Name, monthly_token_budget: Budget.optional() }).openapi("CreateTeam");
-const PatchTeam = z.strictObject({ name: Name.optional(), monthly_token_budget: Budget.optional() }).openapi("PatchTeam");
+const CreateTeam = z
+  .strictObject({ name: Name, monthly_token_budget: Budget.optional(), code_mode_cpu_ms: CellCpu.optional() })
+  .openapi("CreateTeam");
+const PatchTeam = z
+  .strictObject({ name: Name.optional(), monthly_token_budget: Budget.optional(), code_mode_cpu_ms: CellCpu.optional() })
+  .openapi("PatchTeam");
 
 export const teamRoutes = adminRoutes();
 
@@ -39,7 +55,11 @@ teamRoutes.openapi(
     requireOperator(c.var.principal, c.env);
     const body = c.req.valid("json");
     refuseReservedName(body.name);
-    const created = await createTeam(d1(c.env.DB), { name: body.name, monthlyTokenBudget: body.monthly_token_budget ?? null }, Date.now());
+    const created = await createTeam(
+      d1(c.env.DB),
+      { name: body.name, monthlyTokenBudget: body.monthly_token_budget ?? null, codeModeCpuMs: body.code_mode_cpu_ms ?? null },
+      Date.now(),
+    );
     if ("conflict" in created) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
     return c.json(teamJson(created.team), 201);
   },
@@ -80,6 +100,7 @@ teamRoutes.openapi(
     const patch: TeamPatch = {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.monthly_token_budget !== undefined && { monthlyTokenBudget: body.monthly_token_budget }),
+      ...(body.code_mode_cpu_ms !== undefined && { codeModeCpuMs: body.code_mode_cpu_ms }),
     };
     const updated = await updateTeam(db, team.id, patch, Date.now());
     forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
@@ -89,7 +110,13 @@ teamRoutes.openapi(
 );
 
 function teamJson(team: TeamRow) {
-  return { id: team.id, name: team.name, monthly_token_budget: team.monthlyTokenBudget, created_at: iso(team.createdAtMs) };
+  return {
+    id: team.id,
+    name: team.name,
+    monthly_token_budget: team.monthlyTokenBudget,
+    code_mode_cpu_ms: team.codeModeCpuMs,
+    created_at: iso(team.createdAtMs),
+  };
 }
 
 /** The single user's own team has this name, though no route lists it (docs/hosting.md#the-single-user). */

@@ -56,10 +56,15 @@ export class PrincipalLimits {
     await this.env.USER_LIMITER.getByName(userLimiterName(this.userId)).release(runId).catch(logFailure);
   }
 
-  /** A code-mode session opens: refused (`resource_exhausted`) over the user's cap of open sessions. */
-  async openCodeModeSession(sessionId: string): Promise<void> {
+  /**
+   * A code-mode session opens: refused (`resource_exhausted`) over the user's cap of open
+   * sessions; the CPU its cells may each use when the team set one.
+   */
+  async openCodeModeSession(sessionId: string): Promise<{ cellCpuMs: number | null }> {
+    const limits = await this.#limits();
     const stub = this.env.USER_LIMITER.getByName(userLimiterName(this.userId));
     refused(await unavailableOnFailure(() => stub.openSession(sessionId)));
+    return { cellCpuMs: limits.codeModeCpuMs };
   }
 
   /** The session's lease is still forwarded: its slot stays held. */

@@ -9,6 +9,7 @@ export interface LimitsRow {
   requestsPerMinute: number | null;
   maxConcurrentRuns: number | null;
   monthlyTokenBudget: number | null;
+  codeModeCpuMs: number | null;
 }
 
 /** The user's limits and their team's budget; undefined for a removed or unknown user. */
@@ -18,6 +19,7 @@ export async function limitsOfUser(db: D1Db, userId: string): Promise<LimitsRow 
       requestsPerMinute: users.requestsPerMinute,
       maxConcurrentRuns: users.maxConcurrentRuns,
       monthlyTokenBudget: teams.monthlyTokenBudget,
+      codeModeCpuMs: teams.codeModeCpuMs,
     })
     .from(users)
     .innerJoin(teams, eq(teams.id, users.teamId))

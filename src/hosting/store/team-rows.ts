@@ -9,14 +9,15 @@ export type TeamRow = typeof teams.$inferSelect;
 export interface TeamPatch {
   name?: string;
   monthlyTokenBudget?: number | null;
+  codeModeCpuMs?: number | null;
 }
 
 export async function createTeam(
   db: D1Db,
-  team: { name: string; monthlyTokenBudget: number | null },
+  team: { name: string; monthlyTokenBudget: number | null; codeModeCpuMs?: number | null },
   nowMs: number,
 ): Promise<{ team: TeamRow } | { conflict: "name" }> {
-  const row: TeamRow = { id: newId("team"), ...team, wrappedDataKey: null, createdAtMs: nowMs, updatedAtMs: nowMs };
+  const row: TeamRow = { id: newId("team"), codeModeCpuMs: null, ...team, wrappedDataKey: null, createdAtMs: nowMs, updatedAtMs: nowMs };
   try {
     await db.insert(teams).values(row).run();
   } catch (err) {

@@ -75,6 +75,7 @@ describe("teams", () => {
       id: expect.stringMatching(/^team_/),
       name: expect.any(String),
       monthly_token_budget: 1000,
+      code_mode_cpu_ms: null,
       created_at: expect.any(String),
     });
     expect(new Date(created.created_at).toISOString()).toBe(created.created_at);

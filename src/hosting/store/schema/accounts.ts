@@ -11,6 +11,8 @@ export const teams = sqliteTable(
     name: text("name").notNull(),
     /** Input + output tokens per calendar month (UTC); null: no budget. */
     monthlyTokenBudget: integer("monthly_token_budget"),
+    /** CPU milliseconds each of its members' code-mode cells may use; null: the default (docs/hosting.md#limits). */
+    codeModeCpuMs: integer("code_mode_cpu_ms"),
     /** The team's data key, wrapped by KEY_ENCRYPTION_KEY (src/hosting/keys); null until its first credential. */
     wrappedDataKey: text("wrapped_data_key"),
     createdAtMs: integer("created_at_ms").notNull(),

@@ -96,4 +96,25 @@ describe("code mode within a hosted user's limits", () => {
     expect(row.cell_wall_ms).toBeGreaterThanOrEqual(0);
     expect(row.requests).toBe(0);
   });
+
+  it("keeps a team's CPU per cell, 1 000 to 300 000 ms or null for the default, and refuses one out of range", async () => {
+    const team = expectStatus(
+      await api<{ id: string; code_mode_cpu_ms: number | null }>("POST", "/api/v1/teams", {
+        body: { name: `team ${crypto.randomUUID()}`, code_mode_cpu_ms: 60_000 },
+      }),
+      201,
+    );
+    expect(team.code_mode_cpu_ms).toBe(60_000);
+    const patched = await api<{ code_mode_cpu_ms: number | null }>("PATCH", `/api/v1/teams/${team.id}`, {
+      body: { code_mode_cpu_ms: null },
+    });
+    expect(expectStatus(patched, 200).code_mode_cpu_ms).toBeNull();
+    for (const bad of [999, 300_001, 1.5]) {
+      const res = await api<{ error: { fields?: { path: string }[] } }>("PATCH", `/api/v1/teams/${team.id}`, {
+        body: { code_mode_cpu_ms: bad },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.fields?.[0]?.path).toBe("body.code_mode_cpu_ms");
+    }
+  });
 });

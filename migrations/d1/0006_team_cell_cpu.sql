@@ -1,0 +1,1 @@
+ALTER TABLE `teams` ADD `code_mode_cpu_ms` integer;

@@ -5,7 +5,8 @@
 // (figures, then the provider's raw error), sees the API's inline errors, runs a
 // turn (through Connect, as Cursor would) and finds it in Runs and Usage, issues a
 // token (shown once, Copy) and revokes the one signed in with, which signs out.
-// axe-core checks each page: no serious or critical violations.
+// axe-core checks each page: no serious or critical violations. Last, the admin API's docs
+// (/api/docs, Swagger UI from the deployment's own files) render under the same CSP.
 import { randomBytes, randomUUID } from "node:crypto";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";

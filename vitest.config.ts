@@ -76,6 +76,10 @@ export default defineConfig(async () => {
           main: "./src/worker.ts",
           wrangler: { configPath: "./wrangler.toml" },
           miniflare: {
+            // A small stand-in for TOKEN_CALLS (1,000 in 10 s), which a loaded 2-core machine cannot
+            // reach within one window: test/workers/hosting/rate-limits.test.ts hands it to the worker
+            // in TOKEN_CALLS's place to see a token's calls refused past its limit.
+            ratelimits: { SMALL_TOKEN_CALLS: { namespace_id: "2199", simple: { limit: 40, period: 60 } } },
             bindings: {
               TEST_MIGRATIONS: d1Migrations,
               FAKE_PROVIDER_URL: base,

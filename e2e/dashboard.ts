@@ -5,7 +5,8 @@
 // (figures, then the provider's raw error), sees the API's inline errors, runs a
 // turn (through Connect, as Cursor would) and finds it in Runs and Usage, issues a
 // token (shown once, Copy) and revokes the one signed in with, which signs out.
-// axe-core checks each page: no serious or critical violations.
+// axe-core checks each page: no serious or critical violations. Last, the admin API's docs
+// (/api/docs, Swagger UI from the deployment's own files) render under the same CSP.
 import { randomBytes, randomUUID } from "node:crypto";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
@@ -696,6 +697,35 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await page.getByLabel("Token", { exact: true }).waitFor();
       assert((await page.evaluate("sessionStorage.length")) === 0, "the token is still in sessionStorage");
     });
+
+    await check(
+      "GET /api/docs: Swagger UI from the deployment's own files, under the same strict CSP, shows the admin API's operations",
+      async () => {
+        const res = await fetch(`${baseUrl}/api/docs`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+        const html = await res.text();
+        assert(res.status === 200 && /^text\/html/.test(res.headers.get("content-type") ?? ""), `GET /api/docs → ${res.status}`);
+        assert(html.includes('<div id="swagger-ui"></div>'), "GET /api/docs is not the docs page");
+        const csp = res.headers.get("content-security-policy") ?? "";
+        assert(csp.includes("default-src 'self'") && !/unsafe-inline|unsafe-eval/.test(csp), `CSP was ${JSON.stringify(csp)}`);
+        const page = p();
+        const elsewhere: string[] = [];
+        const origin = new URL(baseUrl).origin;
+        const onRequest = (request: { url(): string }) => {
+          const url = request.url();
+          if (!url.startsWith("data:") && new URL(url).origin !== origin) elsewhere.push(url);
+        };
+        page.on("request", onRequest);
+        try {
+          await page.goto(`${baseUrl}/api/docs`);
+          await page.locator(".opblock-summary-path", { hasText: "/api/v1/teams" }).first().waitFor();
+          const operations = await page.locator(".opblock").count();
+          assert(operations > 10, `only ${operations} operations rendered`);
+        } finally {
+          page.off("request", onRequest);
+        }
+        assert(elsewhere.length === 0, `the docs page fetched from other origins: ${elsewhere.join(", ")}`);
+      },
+    );
 
     await check("dashboard: no page broke the CSP or threw", async () => {
       assert(cspViolations.length === 0, `CSP violations: ${cspViolations.join("; ")}`);

@@ -55,6 +55,24 @@ export class AppError extends ConnectError {
   }
 }
 
+/**
+ * resource_exhausted that says when to retry: its message names the wait, and the Cursor routes
+ * and the admin API send it as Retry-After too (docs/hosting.md#rate-limits).
+ */
+export class RetryLater extends AppError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super("resource_exhausted", message);
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  }
+}
+
+/** The Retry-After header of an error that says when to retry, else none. */
+export function retryAfterHeader(error: unknown): Record<string, string> {
+  return error instanceof RetryLater ? { "retry-after": String(error.retryAfterSeconds) } : {};
+}
+
 /** The wire name of an error's code ("invalid_argument"). */
 export function codeName(error: ConnectError): CodeName {
   return codeToString(error.code) as CodeName;

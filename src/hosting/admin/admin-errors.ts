@@ -5,7 +5,7 @@
 // lists them one by one, paths and reasons, never values.
 import type { ZodError } from "zod";
 import { HTTPException } from "hono/http-exception";
-import { AppError, Code, codeName, httpStatus, toAppError } from "../../core/errors.ts";
+import { AppError, Code, codeName, httpStatus, retryAfterHeader, toAppError } from "../../core/errors.ts";
 import { errorKind } from "../../core/log-safe.ts";
 import { describeIssues, issuesOf } from "../../core/zod-issues.ts";
 
@@ -44,7 +44,13 @@ export function adminErrorResponse(err: unknown): Response {
   if (error.code === Code.Internal) console.error("byok-edge: admin request failed:", errorKind(error.cause));
   // Read from what was thrown, so the list survives however toAppError wraps it.
   const fields = err instanceof FieldsError && err.fields.length > 0 ? { fields: err.fields } : {};
-  return Response.json({ error: { code: codeName(error), message: error.rawMessage, ...fields } }, { status: adminStatus(error) });
+  return Response.json(
+    { error: { code: codeName(error), message: error.rawMessage, ...fields } },
+    {
+      status: adminStatus(error),
+      headers: retryAfterHeader(error),
+    },
+  );
 }
 
 /** The validators' hook: a request that does not match its schema is refused with every problem named. */

@@ -1,8 +1,8 @@
 // The admin API under /api (docs/hosting.md#admin-api): JSON, validated by zod,
 // described at GET /api/openapi.json (OpenAPI 3.1, generated from the same
-// schemas) with interactive docs at /api/docs. Every /api/v1 route needs a bearer
-// token; one file per resource, listed in RESOURCES.
-import { swaggerUI } from "@hono/swagger-ui";
+// schemas). Its interactive docs at /api/docs are static assets (dashboard/public/api/docs,
+// Swagger UI from the pinned swagger-ui-dist), not a route here. Every /api/v1 route needs a
+// bearer token; one file per resource, listed in RESOURCES.
 import { bodyLimit } from "hono/body-limit";
 import { authenticate } from "../auth/principal.ts";
 import { AppError } from "../../core/errors.ts";
@@ -59,7 +59,6 @@ adminApi.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
 });
 
 adminApi.get("/openapi.json", (c) => c.json(openApiDocument()));
-adminApi.get("/docs", swaggerUI({ url: "/api/openapi.json" }));
 
 adminApi.use("/v1/*", async (c, next) => {
   c.set("principal", await authenticate(c.req.raw, c.env, c.executionCtx));

@@ -9,6 +9,8 @@ import { d1 } from "../store/db.ts";
 import type { Role } from "../store/schema/accounts.ts";
 import { LOCAL_PRINCIPAL_ID } from "../store/local-account.ts";
 import { ownerOfTokenHash, touchToken } from "../store/token-rows.ts";
+import { AuthAttempts, clientAddress } from "./auth-attempts.ts";
+import { limitTokenCall } from "./token-calls.ts";
 import { TokenCache } from "./token-cache.ts";
 import { isUserTokenShape, userTokenHash } from "./user-token.ts";
 
@@ -31,26 +33,54 @@ interface AuthEnv {
   ADMIN_TOKEN?: string;
   BYOK_TOKEN?: string;
   DB: D1Database;
+  AUTH_ATTEMPTS: RateLimit;
+  TOKEN_CALLS: RateLimit;
 }
 
 const LOCAL: Principal = { kind: "local", id: LOCAL_PRINCIPAL_ID };
 const OPERATOR: Principal = { kind: "operator", id: "operator" };
 
 const tokenCache = new TokenCache();
+const attempts = new AuthAttempts();
 
+/**
+ * The caller of a request, after the rate limits before work (docs/hosting.md#rate-limits): a
+ * token not seen valid lately from the client's address is counted per address before it is
+ * checked, and every authenticated call is counted per token.
+ */
 export async function authenticate(
   request: Request,
   env: AuthEnv,
   ctx: { waitUntil(promise: Promise<unknown>): void },
 ): Promise<Principal> {
   const given = bearerToken(request);
+  const address = clientAddress(request);
+  const tokenHash = given === undefined ? "" : await userTokenHash(given);
+  await attempts.admit(address, tokenHash, env.AUTH_ATTEMPTS);
+  const principal = await identify(given, tokenHash, env, ctx);
+  attempts.seenValid(address, tokenHash);
+  await limitTokenCall(env.TOKEN_CALLS, callKey(principal));
+  return principal;
+}
+
+/** Whose calls a principal's are counted as: one user token (by row id), the operator, or the single user. */
+function callKey(principal: Principal): string {
+  return principal.kind === "user" ? `token:${principal.tokenId}` : principal.kind;
+}
+
+async function identify(
+  given: string | undefined,
+  tokenHash: string,
+  env: AuthEnv,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+): Promise<Principal> {
   if (given !== undefined) {
     // Each configured secret is compared, in constant time, whichever matches.
     const [operator, local] = await Promise.all([sameSecret(given, env.ADMIN_TOKEN), sameSecret(given, env.BYOK_TOKEN)]);
     if (operator) return OPERATOR;
     if (local) return LOCAL;
     if (isUserTokenShape(given)) {
-      const user = await userOfToken(given, env.DB, ctx);
+      const user = await userOfToken(tokenHash, env.DB, ctx);
       if (user) return user;
     }
   }
@@ -85,11 +115,11 @@ export function setTokenClock(now: () => number): void {
   tokenCache.setClock(now);
 }
 
-async function userOfToken(token: string, database: D1Database, ctx: { waitUntil(promise: Promise<unknown>): void }) {
+async function userOfToken(tokenHash: string, database: D1Database, ctx: { waitUntil(promise: Promise<unknown>): void }) {
   const db = d1(database);
   let owner: Awaited<ReturnType<typeof ownerOfTokenHash>>;
   try {
-    owner = await tokenCache.resolve(await userTokenHash(token), {
+    owner = await tokenCache.resolve(tokenHash, {
       lookup: (hash, nowMs) => ownerOfTokenHash(db, hash, nowMs),
       touch: (tokenId, nowMs, intervalMs) => touchToken(db, tokenId, nowMs, intervalMs),
       waitUntil: (promise) => ctx.waitUntil(promise),

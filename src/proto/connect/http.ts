@@ -1,6 +1,6 @@
 // Connect over HTTP/1.1 at the edge: reading unary and single-envelope request
 // bodies, and answering with protobuf or with a Connect error before any stream.
-import { AppError, httpStatus } from "../../core/errors.ts";
+import { AppError, httpStatus, retryAfterHeader } from "../../core/errors.ts";
 import { errorToJsonBody } from "./end-stream.ts";
 import { FLAG_COMPRESSED, FRAME_MAX_BYTES, HEADER_BYTES } from "./envelope.ts";
 import { ByteQueue, gunzipLimited, limitedChunks } from "./bounded-body.ts";
@@ -85,7 +85,7 @@ export function protoResponse(bytes: Uint8Array): Response {
 export function errorResponse(error: AppError): Response {
   return new Response(errorToJsonBody(error), {
     status: httpStatus(error),
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...retryAfterHeader(error) },
   });
 }
 

@@ -153,11 +153,4 @@ describe("the OpenAPI document", () => {
       ]),
     );
   });
-
-  it("has interactive docs at /api/docs", async () => {
-    const res = await worker.fetch(new Request(`${BASE}/api/docs`), env, createExecutionContext());
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toContain("text/html");
-    expect(await res.text()).toContain("/api/openapi.json");
-  });
 });

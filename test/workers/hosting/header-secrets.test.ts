@@ -2,7 +2,7 @@
 // stored encrypted, returned by name only, kept, replaced or removed by name, redacted from
 // provider errors, and still sent to the provider. Rows stored in clear before keep working
 // and are sealed by their next write or by the data-key rotation.
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { api, expectStatus, type Member, teamWithPeople } from "../../support/admin-client.ts";
 import { chatText, createScenario, httpError, type Scenario } from "../../support/fake-provider.ts";
@@ -43,6 +43,20 @@ async function setup(member: Member, responses = [chatText(["OK"]), chatText(["O
   return { scenario, values, credential, model };
 }
 
+/** Everything written to the console while a test runs (observation only: the calls still go through). */
+let consoleLines: string[] = [];
+beforeEach(() => {
+  consoleLines = [];
+  for (const method of ["log", "info", "warn", "error", "debug", "trace"] as const) {
+    const original = console[method].bind(console);
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      consoleLines.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : JSON.stringify(a))).join(" "));
+      original(...args);
+    });
+  }
+});
+afterEach(() => vi.restoreAllMocks());
+
 describe("header values are secrets", () => {
   it("returns header names only, stores no value in plain text, and still sends them to the provider", async () => {
     const { member, admin } = await teamWithPeople();
@@ -69,6 +83,7 @@ describe("header values are secrets", () => {
 
     const { body, request } = await probe(member.token, model.id, scenario);
     expect(body.ok).toBe(true);
+    for (const value of secrets) expect(consoleLines.join("\n")).not.toContain(value);
     expect(request?.headers).toMatchObject({
       "cf-aig-authorization": values.gateway,
       "helicone-auth": values.model,
@@ -120,6 +135,7 @@ describe("header values are secrets", () => {
     const { body } = await probe(member.token, model.id, scenario);
     expect(body.ok).toBe(false);
     expect(body.error?.message).toMatch(/bad header/);
+    for (const value of Object.values(values)) expect(consoleLines.join("\n")).not.toContain(value.slice(0, 12));
     // The name says nothing of a secret; the value is one all the same.
     expect(JSON.stringify(body)).not.toContain(values.plain.slice(0, 12));
     expect(JSON.stringify(body)).not.toContain(values.gateway.slice(0, 12));

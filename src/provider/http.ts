@@ -73,10 +73,9 @@ async function send(url: string, post: StreamingPost, signal: AbortSignal): Prom
   return response;
 }
 
-/** What of a model's configuration must never appear in an error: the key and credential-like headers. */
+/** What of a model's configuration must never appear in an error: the key and every custom header's value (docs/providers.md#what-every-provider-gets). */
 export function secretsOf(model: ModelConfig): string[] {
-  const credentials = Object.entries(model.headers ?? {}).filter(([name]) => /auth|key|token|secret|cookie/i.test(name));
-  return [model.apiKey, ...credentials.map(([, value]) => value)];
+  return [model.apiKey, ...Object.values(model.headers ?? {})];
 }
 
 async function failureFromResponse(response: Response, signal: AbortSignal, secrets: string[]): Promise<ProviderError> {

@@ -40,7 +40,17 @@ interface StoredKey {
   credentialId: string;
   encryptedKey: string;
   wrappedDataKey: string;
+  /** During a data-key rotation: the key being replaced, which rows not yet re-encrypted still need. */
+  previousWrappedDataKey?: string;
+  /**
+   * Set when the credential's or the model's headers are sealed: `headers` is then left out and
+   * built from these, credential's first, just before the call. Each is sealed text, or the plain
+   * object of a row written before headers were sealed.
+   */
+  headers?: { modelId: string; credential: SealedOrPlain; model: SealedOrPlain };
 }
+
+type SealedOrPlain = string | Record<string, string> | null;
 
 export interface ToolCallPart {
   id: string;

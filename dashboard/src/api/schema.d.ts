@@ -1767,6 +1767,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/admin/rotate-data-keys": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Give every team a new data key and re-encrypt every stored secret under it (operator) */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Only this team's data key */
+          team_id?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Counts; safe to run again */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["DataKeyRotation"];
+          };
+        };
+        /** @description invalid_argument: the request does not match its schema */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description unauthenticated: no valid bearer token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description permission_denied: the caller can see the resource but not change it */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description failed_precondition: the change would break an invariant */
+        412: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description unimplemented: the operator API needs ADMIN_TOKEN */
+        501: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1960,9 +2044,8 @@ export interface components {
        * @enum {string}
        */
       scope: "user" | "team";
-      headers: {
-        [key: string]: string;
-      } | null;
+      /** @description The names of the stored headers; their values are never shown */
+      header_names: string[];
       /** @description The key's last four characters; empty for keys under 8 characters and without a key */
       key_last_four: string;
       /** @description False for a credential stored without a key: its calls send none */
@@ -1998,6 +2081,7 @@ export interface components {
        */
       scope: "user" | "team";
       /**
+       * @description Extra request headers; their values are stored encrypted and never shown again, only their names (header_names)
        * @example {
        *       "x-team": "platform"
        *     }
@@ -2024,14 +2108,6 @@ export interface components {
       max_output_tokens: number | null;
       /** @example medium */
       reasoning_effort: string | null;
-      /**
-       * @example {
-       *       "x-team": "platform"
-       *     }
-       */
-      headers: {
-        [key: string]: string;
-      } | null;
       /** @description Merged into every provider request body */
       extra_body: {
         [key: string]: unknown;
@@ -2065,6 +2141,8 @@ export interface components {
        * @example 2.5
        */
       price_cache_write_per_mtok: number | null;
+      /** @description The names of the stored headers; their values are never shown */
+      header_names: string[];
       team_id: string;
       owner_user_id: string | null;
       /**
@@ -2097,14 +2175,6 @@ export interface components {
       max_output_tokens?: number | null;
       /** @example medium */
       reasoning_effort?: string | null;
-      /**
-       * @example {
-       *       "x-team": "platform"
-       *     }
-       */
-      headers?: {
-        [key: string]: string;
-      } | null;
       /** @description Merged into every provider request body */
       extra_body?: {
         [key: string]: unknown;
@@ -2138,6 +2208,15 @@ export interface components {
        * @example 2.5
        */
       price_cache_write_per_mtok?: number | null;
+      /**
+       * @description Extra request headers; their values are stored encrypted and never shown again, only their names (header_names)
+       * @example {
+       *       "x-team": "platform"
+       *     }
+       */
+      headers?: {
+        [key: string]: string;
+      } | null;
     };
     ConfiguredModel: {
       name: string;
@@ -2162,14 +2241,6 @@ export interface components {
       max_output_tokens?: number | null;
       /** @example medium */
       reasoning_effort?: string | null;
-      /**
-       * @example {
-       *       "x-team": "platform"
-       *     }
-       */
-      headers?: {
-        [key: string]: string;
-      } | null;
       /** @description Merged into every provider request body */
       extra_body?: {
         [key: string]: unknown;
@@ -2203,6 +2274,16 @@ export interface components {
        * @example 2.5
        */
       price_cache_write_per_mtok?: number | null;
+      /**
+       * @description Each header named is set (a string) or removed (null); the others keep their stored values. null instead of an object: remove every header
+       * @example {
+       *       "x-team": "platform",
+       *       "x-old": null
+       *     }
+       */
+      headers?: {
+        [key: string]: string | null;
+      } | null;
     };
     ModelTest: {
       ok: boolean;
@@ -2357,12 +2438,28 @@ export interface components {
     Rewrap: {
       /** @description Teams holding a data key */
       teams: number;
-      /** @description Were under KEY_ENCRYPTION_KEY_PREVIOUS, now under KEY_ENCRYPTION_KEY */
+      /** @description Were under KEY_ENCRYPTION_KEY_PREVIOUS, or not yet bound to their team, now under KEY_ENCRYPTION_KEY and bound */
       rewrapped: number;
       /** @description Were already under KEY_ENCRYPTION_KEY */
       unchanged: number;
       failed: number;
       /** @description Why each failed; never key material */
+      failures: {
+        team_id: string;
+        message: string;
+      }[];
+    };
+    DataKeyRotation: {
+      /** @description Teams holding a data key */
+      teams: number;
+      /** @description Teams now under a new data key, the old one dropped */
+      rotated: number;
+      /** @description Credential keys re-encrypted under their team's new data key */
+      credential_keys: number;
+      /** @description Credentials' and models' headers re-encrypted, or encrypted for the first time (rows stored before header values were sealed) */
+      header_sets: number;
+      failed: number;
+      /** @description Why each failed (that team keeps working; run again); never key material */
       failures: {
         team_id: string;
         message: string;

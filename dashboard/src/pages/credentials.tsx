@@ -89,6 +89,8 @@ export function CredentialsPage({ api, me }: PageProps) {
     { header: "Base URL", cell: (c) => <code>{c.base_url}</code> },
     { header: "Scope", cell: (c) => (c.scope === "team" ? "Team" : "Personal") },
     { header: "Key", cell: (c) => <code>{lastFour(c)}</code> },
+    // Header values are never shown (docs/hosting.md#header-values); their names are.
+    { header: "Headers", cell: (c) => (c.header_names.length === 0 ? "none" : <code>{c.header_names.join(", ")}</code>) },
     { header: "Updated", cell: (c) => formatDateTime(c.updated_at) },
     {
       header: "Actions",

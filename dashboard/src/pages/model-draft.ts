@@ -2,7 +2,7 @@
 // edit or duplicate, and the request body they make (POST / PATCH /api/v1/models).
 import type { CatalogueFill } from "../providers/catalogue.ts";
 import type { Credential, Model, Scope } from "../types.ts";
-import { type HeaderRow, headersOf, rowsOf } from "../ui/header-rows.ts";
+import { emptyRows, type HeaderRow, headersOf, headersPatchOf, storedRows } from "../ui/header-rows.ts";
 
 export type ModelFormMode = { kind: "add" } | { kind: "edit"; model: Model } | { kind: "duplicate"; model: Model };
 
@@ -24,6 +24,8 @@ export interface Draft {
   code_mode: boolean;
   enabled: boolean;
   headers: HeaderRow[];
+  /** The names of the headers stored on the model being edited (their values are never shown). */
+  stored_headers: string[];
   extra_body: string;
 }
 
@@ -65,7 +67,9 @@ export function draftOf(mode: ModelFormMode, credentials: Credential[], mayAddTe
     vision: m?.vision ?? true,
     code_mode: m?.code_mode ?? false,
     enabled: m?.enabled ?? true,
-    headers: rowsOf(m?.headers),
+    // A duplicate cannot copy values it never sees: their names come back to be filled in.
+    headers: mode.kind === "edit" ? storedRows(m?.header_names) : emptyRows(m?.header_names),
+    stored_headers: mode.kind === "edit" ? [...(m?.header_names ?? [])] : [],
     extra_body: m?.extra_body ? JSON.stringify(m.extra_body, null, 2) : "",
   };
 }
@@ -87,8 +91,11 @@ export function bodyOf(d: Draft, editing: boolean): { body: Record<string, unkno
   body.vision = d.vision;
   body.code_mode = d.code_mode;
   body.enabled = d.enabled;
-  const headers = headersOf(d.headers);
-  body.headers = Object.keys(headers).length > 0 ? headers : empty;
+  if (editing) body.headers = headersPatchOf(d.headers, d.stored_headers);
+  else {
+    const headers = headersOf(d.headers);
+    if (Object.keys(headers).length > 0) body.headers = headers;
+  }
   if (d.extra_body.trim() === "") body.extra_body = empty;
   else {
     try {

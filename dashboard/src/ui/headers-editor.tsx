@@ -1,5 +1,7 @@
 // Extra request headers as name/value rows (a credential's or a model's `headers`),
-// each input labelled; an empty row is ignored. The API checks which names are
+// each input labelled; an empty row is ignored. A stored header shows its name only:
+// its value is secret and never sent back (docs/hosting.md#header-values), so it is
+// kept, replaced by typing a new value, or removed. The API checks which names are
 // allowed (docs/outbound-safety.md), and its message shows under the group.
 import { useId } from "preact/hooks";
 import type { HeaderRow } from "./header-rows.ts";
@@ -25,6 +27,7 @@ export function HeadersEditor({ rows, onRows, error }: HeadersEditorProps) {
               id={`${id}-n${i}`}
               name="headers"
               value={row.name}
+              readOnly={row.stored === true}
               spellcheck={false}
               autocomplete="off"
               {...(error && { "aria-invalid": "true" })}
@@ -36,6 +39,7 @@ export function HeadersEditor({ rows, onRows, error }: HeadersEditorProps) {
             <input
               id={`${id}-v${i}`}
               value={row.value}
+              placeholder={row.stored ? "Stored, hidden: type to replace" : undefined}
               spellcheck={false}
               autocomplete="off"
               onInput={(e) => set(i, { value: e.currentTarget.value })}

@@ -13,6 +13,7 @@ import { adminErrorResponse } from "./admin-errors.ts";
 import { credentialRoutes } from "./credential-routes.ts";
 import { meRoutes } from "./me-routes.ts";
 import { rewrapRoutes } from "./rewrap-routes.ts";
+import { rotateRoutes } from "./rotate-routes.ts";
 import { runRoutes } from "./run-routes.ts";
 import { modelTestRoutes } from "./model-test.ts";
 import { modelRoutes } from "./model-routes.ts";
@@ -35,6 +36,7 @@ const RESOURCES = [
   conversationRoutes,
   budgetRoutes,
   rewrapRoutes,
+  rotateRoutes,
 ];
 
 const BODY_MAX_BYTES = 64 * 1024;

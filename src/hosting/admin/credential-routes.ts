@@ -1,6 +1,7 @@
 // Stored provider credentials (docs/hosting.md#credentials-and-models): a member
-// keeps personal ones, a team's admins keep the team's. The key is encrypted with
-// the team's data key on the way in and never shown again, only its last four.
+// keeps personal ones, a team's admins keep the team's. The key and the header values
+// are encrypted with the team's data key on the way in and never shown again: only
+// the key's last four and the headers' names.
 import { createRoute, z } from "@hono/zod-openapi";
 import { forgetModelCatalogs } from "../config/principal-models.ts";
 import { checkCustomHeaders } from "../../provider/upstream-headers.ts";
@@ -23,7 +24,9 @@ import { adminRoutes } from "./admin-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 import { loadKeyring } from "../keys/kek.ts";
-import { teamDataKey } from "../keys/team-data-key.ts";
+import { headerNames, NO_HEADERS, sealHeaders } from "../keys/sealed-headers.ts";
+import { withTeamDataKey } from "../keys/team-data-key.ts";
+import { STALE_DATA_KEY } from "../store/data-key-rows.ts";
 
 const Provider = z.enum(["openai-chat", "openai-responses", "anthropic"]);
 export const Scope = z.enum(["user", "team"]).openapi({ description: '"user": yours alone; "team": the whole team (admins only)' });
@@ -36,7 +39,13 @@ const NewKey = z.string().trim().max(4096).default("").openapi({
 export const Headers = z
   .record(z.string().min(1).max(200), z.string().max(4096))
   .refine((h) => Object.keys(h).length <= 32, "at most 32 headers")
-  .openapi({ example: { "x-team": "platform" } });
+  .openapi({
+    description: "Extra request headers; their values are stored encrypted and never shown again, only their names (header_names)",
+    example: { "x-team": "platform" },
+  });
+
+/** What the API shows of stored headers (docs/hosting.md#header-values). */
+export const HeaderNames = z.array(z.string()).openapi({ description: "The names of the stored headers; their values are never shown" });
 
 const CredentialSchema = z
   .object({
@@ -45,7 +54,7 @@ const CredentialSchema = z
     provider: Provider,
     base_url: z.string(),
     scope: Scope,
-    headers: z.record(z.string(), z.string()).nullable(),
+    header_names: HeaderNames,
     key_last_four: z
       .string()
       .openapi({ description: "The key's last four characters; empty for keys under 8 characters and without a key" }),
@@ -86,13 +95,14 @@ credentialRoutes.openapi(
     const account = requireCreator(c.var.principal, body.scope, "credential");
     checkOutbound(c.env, body.base_url, body.headers);
     const keyless = body.api_key === "";
+    const sealed = !keyless || Object.keys(body.headers ?? {}).length > 0;
     // Before any row is written: the single user's account rows too.
-    if (!keyless) await loadKeyring(c.env, "created");
+    if (sealed) await loadKeyring(c.env, "created");
     const db = d1(c.env.DB);
     const now = Date.now();
     if (c.var.principal.kind === "local") await ensureLocalAccount(db, now);
     const id = newId("cred");
-    const row: CredentialRow = {
+    const unsealed: CredentialRow = {
       id,
       teamId: account.teamId,
       ownerUserId: body.scope === "user" ? account.id : null,
@@ -100,20 +110,27 @@ credentialRoutes.openapi(
       name: body.name,
       provider: body.provider,
       baseUrl: body.base_url.replace(/\/+$/, ""),
-      headersJson: body.headers ? JSON.stringify(body.headers) : null,
-      encryptedKey: keyless
-        ? NO_KEY
-        : await encryptCredentialKey(
-            await teamDataKey(c.env, db, account.teamId),
-            { teamId: account.teamId, credentialId: id },
-            body.api_key,
-          ),
+      headersJson: null,
+      ...NO_HEADERS,
+      encryptedKey: NO_KEY,
       keyLastFour: keyLastFour(body.api_key),
       createdAtMs: now,
       updatedAtMs: now,
       deletedAtMs: null,
     };
-    await insertCredential(db, row);
+    if (!sealed) {
+      await insertCredential(db, unsealed);
+      return c.json(credentialJson(unsealed), 201);
+    }
+    const row = await withTeamDataKey(c.env, db, account.teamId, async ({ dataKey, wrapped }) => {
+      const owner = { teamId: account.teamId, credentialId: id };
+      const sealedRow: CredentialRow = {
+        ...unsealed,
+        encryptedKey: keyless ? NO_KEY : await encryptCredentialKey(dataKey, owner, body.api_key),
+        ...(await sealHeaders(dataKey, { teamId: account.teamId, kind: "credential", id }, body.headers)),
+      };
+      return (await insertCredential(db, sealedRow, wrapped)) === "created" ? sealedRow : STALE_DATA_KEY;
+    });
     return c.json(credentialJson(row), 201);
   },
 );
@@ -152,9 +169,10 @@ credentialRoutes.openapi(
     const { api_key } = c.req.valid("json");
     const db = d1(c.env.DB);
     const credential = await managed(c.var.principal, db, credential_id);
-    const dataKey = await teamDataKey(c.env, db, credential.teamId);
-    const encryptedKey = await encryptCredentialKey(dataKey, { teamId: credential.teamId, credentialId: credential.id }, api_key);
-    const row = await replaceCredentialKey(db, credential.id, { encryptedKey, keyLastFour: keyLastFour(api_key) }, Date.now());
+    const row = await withTeamDataKey(c.env, db, credential.teamId, async ({ dataKey, wrapped }) => {
+      const encryptedKey = await encryptCredentialKey(dataKey, { teamId: credential.teamId, credentialId: credential.id }, api_key);
+      return replaceCredentialKey(db, credential, { encryptedKey, keyLastFour: keyLastFour(api_key) }, wrapped, Date.now());
+    });
     if (!row) throw new AppError("not_found", `credential ${credential_id} not found`);
     forgetModelCatalogs();
     return c.json(credentialJson(row), 200);
@@ -201,7 +219,7 @@ function credentialJson(row: CredentialRow) {
     provider: row.provider,
     base_url: row.baseUrl,
     scope: row.scope,
-    headers: row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : null,
+    header_names: headerNames(row),
     key_last_four: row.keyLastFour,
     has_key: row.encryptedKey !== NO_KEY,
     team_id: row.teamId,

@@ -13,7 +13,10 @@ import { deleteModel, insertModel, type ModelPatch, type ModelRow, modelById, mo
 import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { invalidField } from "./admin-errors.ts";
-import { checkOutbound, Headers, Scope } from "./credential-routes.ts";
+import { checkOutbound, HeaderNames, Headers, Scope } from "./credential-routes.ts";
+import { headerNames, type HeadersOwner, NO_HEADERS, openHeaders, sealHeaders } from "../keys/sealed-headers.ts";
+import { keyThatSealed, type TeamDataKey, withTeamDataKey } from "../keys/team-data-key.ts";
+import { STALE_DATA_KEY } from "../store/data-key-rows.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 const Price = z.number().min(0).max(1_000_000).nullable().openapi({ description: "USD per million tokens; null: unknown", example: 2.5 });
@@ -23,7 +26,6 @@ const settings = {
   context_window: z.int().positive().max(100_000_000).nullable().openapi({ description: "Default 200000" }),
   max_output_tokens: z.int().positive().max(10_000_000).nullable(),
   reasoning_effort: z.string().trim().min(1).max(50).nullable().openapi({ example: "medium" }),
-  headers: Headers.nullable(),
   extra_body: z.record(z.string(), z.unknown()).nullable().openapi({ description: "Merged into every provider request body" }),
   fast_service_tier: z.string().trim().min(1).max(50).nullable().openapi({ example: "priority" }),
   stall_timeout_ms: z.int().min(1_000).max(3_600_000).nullable(),
@@ -47,6 +49,7 @@ const ModelSchema = z
     credential_id: z.string(),
     model: z.string(),
     ...settings,
+    header_names: HeaderNames,
     context_window: z.int(),
     team_id: z.string(),
     owner_user_id: z.string().nullable(),
@@ -59,8 +62,25 @@ const optional = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k,
   [K in keyof typeof settings]: z.ZodOptional<(typeof settings)[K]>;
 };
 
+/** A PATCH's headers: each named one set (a string) or removed (null); those not named are kept, values unseen. */
+const HeadersPatch = z
+  .record(z.string().min(1).max(200), z.string().max(4096).nullable())
+  .refine((h) => Object.keys(h).length <= 32, "at most 32 headers")
+  .openapi({
+    description:
+      "Each header named is set (a string) or removed (null); the others keep their stored values. null instead of an object: remove every header",
+    example: { "x-team": "platform", "x-old": null },
+  });
+
 const CreateModel = z
-  .strictObject({ name: Name, credential_id: z.string().min(1).max(100), model: ProviderModel, scope: Scope, ...optional })
+  .strictObject({
+    name: Name,
+    credential_id: z.string().min(1).max(100),
+    model: ProviderModel,
+    scope: Scope,
+    ...optional,
+    headers: Headers.nullable().optional(),
+  })
   .openapi("CreateModel");
 const PatchModel = z
   .strictObject({
@@ -68,6 +88,7 @@ const PatchModel = z
     credential_id: z.string().min(1).max(100).optional(),
     model: ProviderModel.optional(),
     ...optional,
+    headers: HeadersPatch.nullable().optional(),
   })
   .openapi("PatchModel");
 
@@ -114,7 +135,7 @@ modelRoutes.openapi(
     const owner = { teamId: account.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? account.id : null };
     await usableCredential(db, c.var.principal, body.credential_id, owner);
     const now = Date.now();
-    const row: ModelRow = {
+    const unsealed: ModelRow = {
       id: newId("mdl"),
       ...owner,
       name: body.name,
@@ -129,7 +150,16 @@ modelRoutes.openapi(
       updatedAtMs: now,
       deletedAtMs: null,
     };
-    if ((await insertModel(db, row)) === "name-taken") throw nameTaken(body.name);
+    const sealing = Object.keys(body.headers ?? {}).length > 0;
+    const created = !sealing
+      ? { row: unsealed, inserted: await insertModel(db, unsealed) }
+      : await withTeamDataKey(c.env, db, owner.teamId, async ({ dataKey, wrapped }) => {
+          const row = { ...unsealed, ...(await sealHeaders(dataKey, headersOwner(unsealed), body.headers)) };
+          const inserted = await insertModel(db, row, wrapped);
+          return inserted === STALE_DATA_KEY ? STALE_DATA_KEY : { row, inserted };
+        });
+    if (created.inserted === "name-taken") throw nameTaken(body.name);
+    const row = created.row;
     forgetModelCatalogs();
     return c.json(modelJson(row), 201);
   },
@@ -185,7 +215,7 @@ modelRoutes.openapi(
     const body = c.req.valid("json");
     const db = d1(c.env.DB);
     const model = within(await modelById(db, model_id), (m) => ownedReach(c.var.principal, m), "manage", `model ${model_id}`);
-    if (body.headers) checkOutbound(c.env, undefined, body.headers);
+    if (body.headers) checkOutbound(c.env, undefined, headersSet(body.headers));
     if (body.name !== undefined && c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     if (body.credential_id !== undefined) await usableCredential(db, c.var.principal, body.credential_id, model);
     const patch: ModelPatch = {
@@ -197,9 +227,17 @@ modelRoutes.openapi(
       ...(body.enabled !== undefined && { enabled: body.enabled }),
       ...rowSettings(body),
     };
-    const updated = await updateModel(db, model, patch, Date.now());
+    const updated =
+      body.headers === undefined || body.headers === null
+        ? await updateModel(db, model, { ...patch, ...(body.headers === null && { ...NO_HEADERS, headersJson: null }) }, Date.now())
+        : await withTeamDataKey(c.env, db, model.teamId, async (key) => {
+            const headers = await patchedHeaders(key, model, body.headers ?? {});
+            const stored = await sealHeaders(key.dataKey, headersOwner(model), headers);
+            return updateModel(db, model, { ...patch, ...stored, headersJson: null }, Date.now(), key.wrapped);
+          });
     if (updated === "name-taken") throw nameTaken(body.name ?? "");
-    if (updated === "gone") throw new AppError("not_found", `model ${model_id} not found`);
+    // Stale only comes from an update without sealed headers, which has no key to go stale.
+    if (updated === "gone" || updated === STALE_DATA_KEY) throw new AppError("not_found", `model ${model_id} not found`);
     forgetModelCatalogs();
     return c.json(modelJson(updated.model), 200);
   },
@@ -250,6 +288,32 @@ async function usableCredential(
   return credential;
 }
 
+function headersOwner(model: ModelRow): HeadersOwner {
+  return { teamId: model.teamId, kind: "model", id: model.id };
+}
+
+/** The headers a PATCH sets, for the outbound rules (those it keeps were checked when set). */
+function headersSet(patch: Record<string, string | null>): Record<string, string> {
+  return Object.fromEntries(Object.entries(patch).filter((entry): entry is [string, string] => entry[1] !== null));
+}
+
+/** The model's stored headers with a PATCH's applied: opened here, re-sealed by the caller, never returned. */
+async function patchedHeaders(key: TeamDataKey, model: ModelRow, patch: Record<string, string | null>): Promise<Record<string, string>> {
+  const stored = model.sealedHeaders
+    ? await openHeaders(keyThatSealed(key, model.sealedHeaders), headersOwner(model), model.sealedHeaders)
+    : model.headersJson
+      ? (JSON.parse(model.headersJson) as Record<string, string>)
+      : {};
+  const headers = { ...stored };
+  // Header names are case-insensitive: a patch naming one in another case replaces it.
+  for (const [name, value] of Object.entries(patch)) {
+    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    if (value !== null) headers[name] = value;
+  }
+  if (Object.keys(headers).length > 32) throw invalidField("body.headers", "at most 32 headers");
+  return headers;
+}
+
 /** The single user's stored models and BYOK_MODELS share one list in Cursor, so one name each. */
 function refuseConfiguredName(env: { BYOK_MODELS?: string }, name: string): void {
   if (modelCatalogFromEnv(env).models.some((m) => m.name === name)) {
@@ -267,6 +331,7 @@ const UNSET = {
   maxOutputTokens: null,
   reasoningEffort: null,
   headersJson: null,
+  ...NO_HEADERS,
   extraBodyJson: null,
   fastServiceTier: null,
   stallTimeoutMs: null,
@@ -285,7 +350,6 @@ function rowSettings(body: SettingsBody): ModelPatch {
     ...(set(body.context_window) && { contextWindow: body.context_window }),
     ...(set(body.max_output_tokens) && { maxOutputTokens: body.max_output_tokens }),
     ...(set(body.reasoning_effort) && { reasoningEffort: body.reasoning_effort }),
-    ...(set(body.headers) && { headersJson: body.headers ? JSON.stringify(body.headers) : null }),
     ...(set(body.extra_body) && { extraBodyJson: body.extra_body ? JSON.stringify(body.extra_body) : null }),
     ...(set(body.fast_service_tier) && { fastServiceTier: body.fast_service_tier }),
     ...(set(body.stall_timeout_ms) && { stallTimeoutMs: body.stall_timeout_ms }),
@@ -306,7 +370,7 @@ function modelJson(row: ModelRow) {
     context_window: row.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
     max_output_tokens: row.maxOutputTokens,
     reasoning_effort: row.reasoningEffort,
-    headers: row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : null,
+    header_names: headerNames(row),
     extra_body: row.extraBodyJson ? (JSON.parse(row.extraBodyJson) as Record<string, unknown>) : null,
     fast_service_tier: row.fastServiceTier,
     stall_timeout_ms: row.stallTimeoutMs,

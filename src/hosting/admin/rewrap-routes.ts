@@ -1,6 +1,6 @@
 // POST /api/v1/admin/rewrap (operator): after a KEK rotation, re-wraps every team's
-// data key under KEY_ENCRYPTION_KEY (docs/keys-at-rest.md#rotation). Credential rows
-// do not change; when nothing failed, KEY_ENCRYPTION_KEY_PREVIOUS can be removed.
+// data key under KEY_ENCRYPTION_KEY, bound to its team (docs/keys-at-rest.md#rotation).
+// Credential rows do not change; when nothing failed, KEY_ENCRYPTION_KEY_PREVIOUS can be removed.
 import { createRoute, z } from "@hono/zod-openapi";
 import { rewrapDataKeys } from "../keys/data-key.ts";
 import { d1 } from "../store/db.ts";
@@ -12,7 +12,9 @@ import { BEARER, errorResponses, json } from "./schemas.ts";
 const RewrapSchema = z
   .object({
     teams: z.int().openapi({ description: "Teams holding a data key" }),
-    rewrapped: z.int().openapi({ description: "Were under KEY_ENCRYPTION_KEY_PREVIOUS, now under KEY_ENCRYPTION_KEY" }),
+    rewrapped: z.int().openapi({
+      description: "Were under KEY_ENCRYPTION_KEY_PREVIOUS, or not yet bound to their team, now under KEY_ENCRYPTION_KEY and bound",
+    }),
     unchanged: z.int().openapi({ description: "Were already under KEY_ENCRYPTION_KEY" }),
     failed: z.int(),
     failures: z
@@ -35,10 +37,7 @@ rewrapRoutes.openapi(
     requireOperator(c.var.principal, c.env);
     const db = d1(c.env.DB);
     const stored = await wrappedDataKeys(db);
-    const outcome = await rewrapDataKeys(
-      c.env,
-      stored.map((row) => row.wrapped),
-    );
+    const outcome = await rewrapDataKeys(c.env, stored);
     const changes = stored.flatMap((row, i) => {
       const to = outcome.wrapped[i];
       return to !== undefined && to !== row.wrapped ? [{ teamId: row.teamId, from: row.wrapped, to }] : [];

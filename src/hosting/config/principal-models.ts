@@ -116,7 +116,8 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
       continue;
     }
     // A keyless credential has nothing to open, so its team may have no data key yet.
-    if (!row.wrappedDataKey && row.credential.encryptedKey !== NO_KEY) {
+    const sealed = row.credential.encryptedKey !== NO_KEY || row.credential.sealedHeaders !== null || row.model.sealedHeaders !== null;
+    if (!row.wrappedDataKey && sealed) {
       catalog.problems.set(name, `model ${name}: its team has no data key, so its credential cannot be opened`);
       continue;
     }
@@ -131,9 +132,18 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
   return catalog;
 }
 
-/** A stored model as the providers take it, its key still encrypted. */
-export function storedModelConfig({ model, credential, wrappedDataKey }: UsableModelRow & { wrappedDataKey: string }): ModelConfig {
-  const headers = { ...parseJson<Record<string, string>>(credential.headersJson), ...parseJson<Record<string, string>>(model.headersJson) };
+/** A stored model as the providers take it, its key and header values still encrypted. */
+export function storedModelConfig({
+  model,
+  credential,
+  wrappedDataKey,
+  previousWrappedDataKey,
+}: UsableModelRow & { wrappedDataKey: string }): ModelConfig {
+  const credentialHeaders = credential.sealedHeaders ?? parseJson<Record<string, string>>(credential.headersJson) ?? null;
+  const modelHeaders = model.sealedHeaders ?? parseJson<Record<string, string>>(model.headersJson) ?? null;
+  const sealedHeaders = typeof credentialHeaders === "string" || typeof modelHeaders === "string";
+  // Rows written before header values were sealed keep working in clear until their next write.
+  const headers = sealedHeaders ? {} : { ...(credentialHeaders as object | null), ...(modelHeaders as object | null) };
   const extraBody = parseJson<Record<string, unknown>>(model.extraBodyJson);
   return {
     name: model.name,
@@ -150,7 +160,14 @@ export function storedModelConfig({ model, credential, wrappedDataKey }: UsableM
     ...(model.stallTimeoutMs !== null && { stallTimeoutMs: model.stallTimeoutMs }),
     ...(!model.vision && { vision: false }),
     ...(model.codeMode && { codeMode: true }),
-    storedKey: { teamId: credential.teamId, credentialId: credential.id, encryptedKey: credential.encryptedKey, wrappedDataKey },
+    storedKey: {
+      teamId: credential.teamId,
+      credentialId: credential.id,
+      encryptedKey: credential.encryptedKey,
+      wrappedDataKey,
+      ...(previousWrappedDataKey !== null && { previousWrappedDataKey }),
+      ...(sealedHeaders && { headers: { modelId: model.id, credential: credentialHeaders, model: modelHeaders } }),
+    },
   };
 }
 

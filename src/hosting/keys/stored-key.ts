@@ -1,32 +1,69 @@
-// Opening a hosted model's stored key for one provider call (docs/hosting.md#models-per-user):
-// the team's data key is unwrapped with the KEK and kept per isolate as a non-extractable
-// CryptoKey; the provider key itself lives only in the request being made.
+// Opening a hosted model's stored key and header values for one provider call
+// (docs/hosting.md#models-per-user): the team's data key is unwrapped with the KEK and kept
+// per isolate as a non-extractable CryptoKey; the provider key and the header values live
+// only in the request being made.
 import { decryptCredentialKey, NO_KEY } from "./credential-key.ts";
 import { type DataKey, unwrapDataKey } from "./data-key.ts";
 import type { KekEnv } from "./kek.ts";
+import { openHeaders } from "./sealed-headers.ts";
+import { parseEnvelope, sameKeyId } from "./sealed-envelope.ts";
 import type { ModelConfig, Provider } from "../../provider/types.ts";
 
-/** Data keys by their wrapped text; a team has one, so a few hundred cover a deployment. */
+/** Data keys by team and wrapped text; a team has one (two during a rotation), so a few hundred cover a deployment. */
 const DATA_KEYS_MAX = 512;
 const dataKeys = new Map<string, Promise<DataKey>>();
 
-/** The model ready for its provider call: its key opened when it is a stored one, unchanged otherwise. */
+type StoredKey = NonNullable<ModelConfig["storedKey"]>;
+
+/** The model ready for its provider call: its key and headers opened when they are stored ones, unchanged otherwise. */
 export async function withOpenedKey(env: KekEnv, model: ModelConfig): Promise<ModelConfig> {
   const stored = model.storedKey;
   if (!stored) return model;
-  if (stored.encryptedKey === NO_KEY) return { ...model, apiKey: "" };
-  const dataKey = await dataKeyOf(env, stored.wrappedDataKey);
-  const apiKey = await decryptCredentialKey(dataKey, { teamId: stored.teamId, credentialId: stored.credentialId }, stored.encryptedKey);
-  return { ...model, apiKey };
+  const apiKey =
+    stored.encryptedKey === NO_KEY
+      ? ""
+      : await decryptCredentialKey(
+          await dataKeyFor(env, stored, stored.encryptedKey),
+          { teamId: stored.teamId, credentialId: stored.credentialId },
+          stored.encryptedKey,
+        );
+  if (!stored.headers) return { ...model, apiKey };
+  const { modelId, credential, model: own } = stored.headers;
+  const headers = {
+    ...(await openPart(env, stored, { teamId: stored.teamId, kind: "credential", id: stored.credentialId }, credential)),
+    ...(await openPart(env, stored, { teamId: stored.teamId, kind: "model", id: modelId }, own)),
+  };
+  return { ...model, apiKey, ...(Object.keys(headers).length > 0 && { headers }) };
 }
 
-function dataKeyOf(env: KekEnv, wrapped: string): Promise<DataKey> {
-  let entry = dataKeys.get(wrapped);
+async function openPart(
+  env: KekEnv,
+  stored: StoredKey,
+  owner: Parameters<typeof openHeaders>[1],
+  part: NonNullable<StoredKey["headers"]>["credential"],
+): Promise<Record<string, string>> {
+  if (part === null) return {};
+  if (typeof part !== "string") return part;
+  return openHeaders(await dataKeyFor(env, stored, part), owner, part);
+}
+
+/** The data key that sealed `sealed`: the team's current one, or during a rotation the one it replaces. */
+async function dataKeyFor(env: KekEnv, stored: StoredKey, sealed: string): Promise<DataKey> {
+  const current = await dataKeyOf(env, stored.teamId, stored.wrappedDataKey);
+  if (!stored.previousWrappedDataKey) return current;
+  const envelope = parseEnvelope(sealed);
+  if (typeof envelope !== "object" || sameKeyId(envelope.keyId, current.id)) return current;
+  return dataKeyOf(env, stored.teamId, stored.previousWrappedDataKey);
+}
+
+function dataKeyOf(env: KekEnv, teamId: string, wrapped: string): Promise<DataKey> {
+  const cacheKey = `${teamId}\u0000${wrapped}`;
+  let entry = dataKeys.get(cacheKey);
   if (!entry) {
-    entry = unwrapDataKey(env, wrapped);
+    entry = unwrapDataKey(env, teamId, wrapped);
     if (dataKeys.size >= DATA_KEYS_MAX) dataKeys.clear();
-    dataKeys.set(wrapped, entry);
-    entry.catch(() => dataKeys.delete(wrapped));
+    dataKeys.set(cacheKey, entry);
+    entry.catch(() => dataKeys.delete(cacheKey));
   }
   return entry;
 }

@@ -1,14 +1,31 @@
 // Stored provider credentials in D1, by intent: create, read one, list what a
 // user may use (own + team's), replace the key, delete softly. The key column
 // holds ciphertext only (src/hosting/keys/credential-key.ts).
-import { and, asc, eq, isNull, or } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, isNull, or, sql } from "drizzle-orm";
+import { STALE_DATA_KEY, stillSealedUnder } from "./data-key-rows.ts";
 import type { D1Db } from "./db.ts";
 import { credentials, models } from "./schema/providers.ts";
 
 export type CredentialRow = typeof credentials.$inferSelect;
 
-export async function insertCredential(db: D1Db, row: CredentialRow): Promise<void> {
-  await db.insert(credentials).values(row).run();
+/**
+ * Inserts a credential; one with secrets sealed under the team's data key `sealedUnder` only
+ * while the team still holds that key, in one statement (a data-key rotation may have replaced it).
+ */
+export async function insertCredential(db: D1Db, row: CredentialRow, sealedUnder?: string): Promise<"created" | typeof STALE_DATA_KEY> {
+  if (sealedUnder === undefined) {
+    await db.insert(credentials).values(row).run();
+    return "created";
+  }
+  const values = sql.join(
+    Object.entries(getTableColumns(credentials)).map(([key, column]) => sql.param(row[key as keyof CredentialRow], column)),
+    sql`, `,
+  );
+  const result = await db
+    .insert(credentials)
+    .select(sql`SELECT ${values} WHERE ${stillSealedUnder(row.teamId, sealedUnder)}`)
+    .run();
+  return result.meta.changes === 1 ? "created" : STALE_DATA_KEY;
 }
 
 /** A credential not deleted. */
@@ -39,18 +56,21 @@ export async function credentialsVisibleTo(
   return db.select().from(credentials).where(where).orderBy(asc(credentials.createdAtMs), asc(credentials.id)).all();
 }
 
+/** Replaces the key sealed under `sealedUnder`; stale when the team's data key changed since (seal again), undefined when the credential is gone. */
 export async function replaceCredentialKey(
   db: D1Db,
-  id: string,
+  current: CredentialRow,
   key: { encryptedKey: string; keyLastFour: string },
+  sealedUnder: string,
   nowMs: number,
-): Promise<CredentialRow | undefined> {
+): Promise<CredentialRow | typeof STALE_DATA_KEY | undefined> {
   const [row] = await db
     .update(credentials)
     .set({ ...key, updatedAtMs: nowMs })
-    .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs)))
+    .where(and(eq(credentials.id, current.id), isNull(credentials.deletedAtMs), stillSealedUnder(current.teamId, sealedUnder)))
     .returning();
-  return row;
+  if (row) return row;
+  return (await credentialById(db, current.id)) ? STALE_DATA_KEY : undefined;
 }
 
 /**

@@ -3,6 +3,7 @@
 // read one, list what a user sees, change, delete softly, and the rows a
 // user's catalogue is built from (src/hosting/config/principal-models.ts).
 import { and, asc, eq, getTableColumns, isNull, or, type SQL, sql } from "drizzle-orm";
+import { STALE_DATA_KEY, stillSealedUnder } from "./data-key-rows.ts";
 import type { D1Db } from "./db.ts";
 import { teams, users } from "./schema/accounts.ts";
 import { credentials, models } from "./schema/providers.ts";
@@ -31,8 +32,15 @@ function nameTaken(name: string, at: NameScope, exceptId: string): SQL {
   return sql`EXISTS (SELECT 1 FROM models ${m} WHERE ${m}.deleted_at_ms IS NULL AND ${m}.team_id = ${at.teamId} AND ${m}.name = ${name} AND ${m}.id <> ${exceptId} AND ${whose})`;
 }
 
-/** Inserts unless the name is taken, in one statement (so two racing creates cannot both win). */
-export async function insertModel(db: D1Db, row: ModelRow): Promise<"created" | "name-taken"> {
+/**
+ * Inserts unless the name is taken, in one statement (so two racing creates cannot both win); one
+ * with headers sealed under the team's data key `sealedUnder` only while the team still holds it.
+ */
+export async function insertModel(
+  db: D1Db,
+  row: ModelRow,
+  sealedUnder?: string,
+): Promise<"created" | "name-taken" | typeof STALE_DATA_KEY> {
   const columns = Object.entries(getTableColumns(models));
   const values = sql.join(
     columns.map(([key, column]) => sql.param(row[key as keyof ModelRow], column)),
@@ -40,9 +48,17 @@ export async function insertModel(db: D1Db, row: ModelRow): Promise<"created" | 
   );
   const result = await db
     .insert(models)
-    .select(sql`SELECT ${values} WHERE NOT ${nameTaken(row.name, row, row.id)}`)
+    .select(
+      sql`SELECT ${values} WHERE NOT ${nameTaken(row.name, row, row.id)}${sealedUnder === undefined ? sql`` : sql` AND ${stillSealedUnder(row.teamId, sealedUnder)}`}`,
+    )
     .run();
-  return result.meta.changes === 1 ? "created" : "name-taken";
+  if (result.meta.changes === 1) return "created";
+  return sealedUnder !== undefined && (await dataKeyChanged(db, row.teamId, sealedUnder)) ? STALE_DATA_KEY : "name-taken";
+}
+
+async function dataKeyChanged(db: D1Db, teamId: string, sealedUnder: string): Promise<boolean> {
+  const team = await db.select({ wrapped: teams.wrappedDataKey }).from(teams).where(eq(teams.id, teamId)).get();
+  return team?.wrapped !== sealedUnder;
 }
 
 /** A model not deleted. */
@@ -54,13 +70,14 @@ export async function modelById(db: D1Db, id: string): Promise<ModelRow | undefi
     .get();
 }
 
-/** Changes a live model; a new name is checked in the same statement. */
+/** Changes a live model; a new name, and the data key new headers were sealed under, are checked in the same statement. */
 export async function updateModel(
   db: D1Db,
   current: ModelRow,
   patch: ModelPatch,
   nowMs: number,
-): Promise<{ model: ModelRow } | "name-taken" | "gone"> {
+  sealedUnder?: string,
+): Promise<{ model: ModelRow } | "name-taken" | "gone" | typeof STALE_DATA_KEY> {
   const renamed = patch.name !== undefined && patch.name !== current.name;
   const [row] = await db
     .update(models)
@@ -70,10 +87,12 @@ export async function updateModel(
         eq(models.id, current.id),
         isNull(models.deletedAtMs),
         renamed ? sql`NOT ${nameTaken(patch.name!, current, current.id)}` : undefined,
+        sealedUnder === undefined ? undefined : stillSealedUnder(current.teamId, sealedUnder),
       ),
     )
     .returning();
   if (row) return { model: row };
+  if (sealedUnder !== undefined && (await dataKeyChanged(db, current.teamId, sealedUnder))) return STALE_DATA_KEY;
   return renamed && (await modelById(db, current.id)) ? "name-taken" : "gone";
 }
 
@@ -104,17 +123,23 @@ export async function modelsVisibleTo(db: D1Db, who: { userId: string; teamId: s
   return rows.map((r) => r.model);
 }
 
-/** What one model needs for a provider call: its row, its credential and its team's wrapped data key. */
+/** What one model needs for a provider call: its row, its credential and its team's wrapped data key (two during a rotation). */
 export interface UsableModelRow {
   model: ModelRow;
   credential: typeof credentials.$inferSelect;
   wrappedDataKey: string | null;
+  previousWrappedDataKey: string | null;
 }
 
 /** A user's enabled models on live credentials, own and team's, oldest first (Cursor's default is the first). */
 export async function usableModelsOf(db: D1Db, userId: string, teamId: string): Promise<UsableModelRow[]> {
   return db
-    .select({ model: models, credential: credentials, wrappedDataKey: teams.wrappedDataKey })
+    .select({
+      model: models,
+      credential: credentials,
+      wrappedDataKey: teams.wrappedDataKey,
+      previousWrappedDataKey: teams.previousWrappedDataKey,
+    })
     .from(models)
     .innerJoin(credentials, and(eq(credentials.id, models.credentialId), eq(credentials.teamId, models.teamId)))
     .innerJoin(teams, eq(teams.id, models.teamId))
@@ -138,7 +163,12 @@ export async function usableModelsOf(db: D1Db, userId: string, teamId: string): 
 /** The one usable row of a model by id, for the model test endpoint. */
 export async function usableModelById(db: D1Db, id: string): Promise<UsableModelRow | undefined> {
   return db
-    .select({ model: models, credential: credentials, wrappedDataKey: teams.wrappedDataKey })
+    .select({
+      model: models,
+      credential: credentials,
+      wrappedDataKey: teams.wrappedDataKey,
+      previousWrappedDataKey: teams.previousWrappedDataKey,
+    })
     .from(models)
     .innerJoin(credentials, and(eq(credentials.id, models.credentialId), eq(credentials.teamId, models.teamId)))
     .innerJoin(teams, eq(teams.id, models.teamId))

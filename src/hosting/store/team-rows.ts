@@ -17,7 +17,15 @@ export async function createTeam(
   team: { name: string; monthlyTokenBudget: number | null; codeModeCpuMs?: number | null },
   nowMs: number,
 ): Promise<{ team: TeamRow } | { conflict: "name" }> {
-  const row: TeamRow = { id: newId("team"), codeModeCpuMs: null, ...team, wrappedDataKey: null, createdAtMs: nowMs, updatedAtMs: nowMs };
+  const row: TeamRow = {
+    id: newId("team"),
+    codeModeCpuMs: null,
+    ...team,
+    wrappedDataKey: null,
+    previousWrappedDataKey: null,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+  };
   try {
     await db.insert(teams).values(row).run();
   } catch (err) {

@@ -10,7 +10,7 @@ const credential: Credential = {
   provider: "openai-chat",
   base_url: "https://api.example.com/v1",
   scope: "team",
-  headers: null,
+  header_names: [],
   key_last_four: "abcd",
   has_key: true,
   team_id: "team-1",
@@ -28,7 +28,7 @@ const teamModel: Model = {
   context_window: 200_000,
   max_output_tokens: null,
   reasoning_effort: "medium",
-  headers: { "x-extra": "1" },
+  header_names: ["x-extra", "x-secret"],
   extra_body: null,
   fast_service_tier: null,
   stall_timeout_ms: null,
@@ -54,7 +54,34 @@ describe("the model form's draft", () => {
   it("a member who duplicates a team model gets a personal copy, the one scope they may add", () => {
     const draft = draftOf({ kind: "duplicate", model: teamModel }, [credential], false);
     expect(draft).toMatchObject({ name: "gpt-team-copy", scope: "user", credential_id: "cred-team", model: "gpt-5" });
-    expect(sent(bodyOf(draft, false))).toMatchObject({ scope: "user", name: "gpt-team-copy", headers: { "x-extra": "1" } });
+    // Header values are never shown, so a duplicate asks for them again under the same names.
+    expect(draft.headers).toEqual([
+      { name: "x-extra", value: "" },
+      { name: "x-secret", value: "" },
+    ]);
+    const filled = { ...draft, headers: [{ name: "x-extra", value: "2" }, ...draft.headers.slice(1)] };
+    expect(sent(bodyOf(filled, false))).toMatchObject({
+      scope: "user",
+      name: "gpt-team-copy",
+      headers: { "x-extra": "2", "x-secret": "" },
+    });
+  });
+
+  it("an edit shows stored headers by name only and sends only what changed: a replaced value, a removed name, a new header", () => {
+    const edit = draftOf({ kind: "edit", model: teamModel }, [credential], true);
+    expect(edit.headers).toEqual([
+      { name: "x-extra", value: "", stored: true },
+      { name: "x-secret", value: "", stored: true },
+    ]);
+    expect(sent(bodyOf(edit, true))).not.toHaveProperty("headers");
+    const changed = {
+      ...edit,
+      headers: [
+        { name: "x-extra", value: "new", stored: true },
+        { name: "x-added", value: "a" },
+      ],
+    };
+    expect(sent(bodyOf(changed, true)).headers).toEqual({ "x-secret": null, "x-extra": "new", "x-added": "a" });
   });
 
   it("an admin who duplicates a team model keeps it a team model", () => {

@@ -121,8 +121,9 @@ describe("credentials", () => {
       key_last_four: "1234",
       team_id: team.id,
       owner_user_id: memberA.user.id,
-      headers: { "x-team": "platform" },
+      header_names: ["x-team"],
     });
+    expect(created).not.toHaveProperty("headers");
     const listing = await api("GET", "/api/v1/credentials", { token: memberA.token });
     expect(JSON.stringify(listing.body)).not.toContain(KEY);
     expect(await listed(memberA.token)).toContain(created.id);

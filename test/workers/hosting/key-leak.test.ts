@@ -117,7 +117,7 @@ async function storedModel(user: Member, apiKey: string): Promise<string> {
   expect(made.status).toBe(404);
   const db = d1(env.DB);
   const teamId = user.user.team_id;
-  const { dataKey, wrapped } = await createDataKey(env as never);
+  const { dataKey, wrapped } = await createDataKey(env as never, teamId);
   await env.DB.prepare("UPDATE teams SET wrapped_data_key = ? WHERE id = ?").bind(wrapped, teamId).run();
   const credentialId = newId("cred");
   const now = Date.now();

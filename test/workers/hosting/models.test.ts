@@ -63,7 +63,7 @@ describe("models", () => {
       model: "fake-hosted",
       context_window: 64000,
       reasoning_effort: "medium",
-      headers: { "x-extra": "1" },
+      header_names: ["x-extra"],
       extra_body: { temperature: 0 },
       vision: false,
       enabled: true,
@@ -72,6 +72,7 @@ describe("models", () => {
       price_cache_read_per_mtok: null,
       owner_user_id: memberA.user.id,
     });
+    expect(created).not.toHaveProperty("headers");
     const renamed = expectStatus(
       await patch(created.id, memberA.token, { name: `renamed-${created.id}`, enabled: false, reasoning_effort: null }),
       200,

@@ -49,9 +49,9 @@ describe("rewrap", () => {
   it("re-wraps data keys under the previous KEK, leaves current ones, and reports a broken one", async () => {
     const baseline = expectStatus(await rewrap(), 200);
     const [old, fresh, broken] = [await createTeam(), await createTeam(), await createTeam()];
-    const oldKey = await createDataKey({ KEY_ENCRYPTION_KEY: TEST_KEKS.previous });
+    const oldKey = await createDataKey({ KEY_ENCRYPTION_KEY: TEST_KEKS.previous }, old.id);
     await storeDataKey(old.id, oldKey.wrapped);
-    await storeDataKey(fresh.id, (await createDataKey({ KEY_ENCRYPTION_KEY: TEST_KEKS.current })).wrapped);
+    await storeDataKey(fresh.id, (await createDataKey({ KEY_ENCRYPTION_KEY: TEST_KEKS.current }, fresh.id)).wrapped);
     await storeDataKey(broken.id, "AQ-not-an-envelope");
     const owner = { teamId: old.id, credentialId: "cred_000000000000000000000001" };
     const encrypted = await encryptCredentialKey(oldKey.dataKey, owner, "sk-rotated-0123456789");
@@ -67,7 +67,7 @@ describe("rewrap", () => {
 
     // The previous KEK can go: the same data key opens with the current one alone.
     const onlyCurrent = { KEY_ENCRYPTION_KEY: TEST_KEKS.current };
-    const reopened = await unwrapDataKey(onlyCurrent, await storedDataKey(old.id));
+    const reopened = await unwrapDataKey(onlyCurrent, old.id, await storedDataKey(old.id));
     expect(reopened.id).toEqual(oldKey.dataKey.id);
     expect(await decryptCredentialKey(reopened, owner, encrypted)).toBe("sk-rotated-0123456789");
     expect(await storedDataKey(broken.id)).toBe("AQ-not-an-envelope");

@@ -15,6 +15,11 @@ export const teams = sqliteTable(
     codeModeCpuMs: integer("code_mode_cpu_ms"),
     /** The team's data key, wrapped by KEY_ENCRYPTION_KEY (src/hosting/keys); null until its first credential. */
     wrappedDataKey: text("wrapped_data_key"),
+    /**
+     * During a data-key rotation only: the key being replaced, so rows not yet re-encrypted still
+     * open; null again when the rotation is done (docs/keys-at-rest.md#rotating-the-data-keys).
+     */
+    previousWrappedDataKey: text("previous_wrapped_data_key"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },

@@ -21,8 +21,12 @@ export const credentials = sqliteTable(
     name: text("name").notNull(),
     provider: text("provider").$type<ProviderKind>().notNull(),
     baseUrl: text("base_url").notNull(),
-    /** Extra request headers as a JSON object; never auth or hop-by-hop headers. */
+    /** Rows written before header values were sealed: extra request headers as a plain JSON object, until the next write. */
     headersJson: text("headers_json"),
+    /** Extra request headers (never auth or hop-by-hop ones) as a JSON object, encrypted like the key (src/hosting/keys). */
+    sealedHeaders: text("sealed_headers"),
+    /** The names of those headers, as a JSON array: what the API shows of them. */
+    headerNamesJson: text("header_names_json"),
     /** The API key, encrypted with the team's data key (src/hosting/keys); never plain text. */
     encryptedKey: text("encrypted_key").notNull(),
     keyLastFour: text("key_last_four").notNull(),
@@ -52,7 +56,10 @@ export const models = sqliteTable(
     contextWindow: integer("context_window"),
     maxOutputTokens: integer("max_output_tokens"),
     reasoningEffort: text("reasoning_effort"),
+    /** As on credentials: plain only in rows written before header values were sealed. */
     headersJson: text("headers_json"),
+    sealedHeaders: text("sealed_headers"),
+    headerNamesJson: text("header_names_json"),
     extraBodyJson: text("extra_body_json"),
     fastServiceTier: text("fast_service_tier"),
     stallTimeoutMs: integer("stall_timeout_ms"),

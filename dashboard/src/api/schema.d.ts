@@ -2291,6 +2291,8 @@ export interface components {
       cache_read_tokens: number | null;
       cache_write_tokens: number | null;
       reasoning_tokens: number | null;
+      /** @description True: the provider reported no usage (the call was cancelled, stalled or cut), so the tokens are byok-edge's estimate */
+      usage_estimated: boolean;
     };
     Conversations: {
       conversations: components["schemas"]["Conversation"][];

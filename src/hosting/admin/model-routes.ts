@@ -13,7 +13,7 @@ import { deleteModel, insertModel, type ModelPatch, type ModelRow, modelById, mo
 import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { invalidField } from "./admin-errors.ts";
-import { checkOutbound, Headers, Scope } from "./credential-routes.ts";
+import { checkOutbound, Headers, refuseUsageKeys, Scope } from "./credential-routes.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 const Price = z.number().min(0).max(1_000_000).nullable().openapi({ description: "USD per million tokens; null: unknown", example: 2.5 });
@@ -109,6 +109,7 @@ modelRoutes.openapi(
     const body = c.req.valid("json");
     const account = requireCreator(c.var.principal, body.scope, "model");
     checkOutbound(c.env, undefined, body.headers ?? undefined);
+    refuseUsageKeys(body.extra_body, undefined);
     if (c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     const db = d1(c.env.DB);
     const owner = { teamId: account.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? account.id : null };
@@ -186,6 +187,7 @@ modelRoutes.openapi(
     const db = d1(c.env.DB);
     const model = within(await modelById(db, model_id), (m) => ownedReach(c.var.principal, m), "manage", `model ${model_id}`);
     if (body.headers) checkOutbound(c.env, undefined, body.headers);
+    refuseUsageKeys(body.extra_body, undefined);
     if (body.name !== undefined && c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     if (body.credential_id !== undefined) await usableCredential(db, c.var.principal, body.credential_id, model);
     const patch: ModelPatch = {

@@ -1,6 +1,6 @@
 // Pure rules of a team's monthly token budget: the month's counter (input +
-// output tokens from the providers' own usage figures) and a reservation per
-// provider call, settled when its usage arrives (docs/hosting.md#limits).
+// output tokens each provider call counts) and a reservation per call in flight,
+// settled when the call ends, whichever way (docs/hosting.md#limits).
 import { AppError } from "../../core/errors.ts";
 
 /** A reservation whose call never reports back (its object died) stops counting after this. */
@@ -52,7 +52,7 @@ export function reserve(state: TeamMonth, budget: number, callId: string, estima
   return current;
 }
 
-/** The call's actual tokens replace its reservation (none reported: none counted). */
+/** The tokens the call counts (docs/hosting.md#limits: reported, else estimated; 0 only when refused before 2xx) replace its reservation. */
 export function settle(state: TeamMonth, callId: string, tokens: number, nowMs: number): TeamMonth {
   const current = live(state, nowMs);
   delete current.reservations[callId];

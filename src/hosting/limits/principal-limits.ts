@@ -12,6 +12,7 @@ import { d1 } from "../store/db.ts";
 import { type LimitsRow, limitsOfUser } from "../store/limit-rows.ts";
 import { cachedLimits } from "./limits-cache.ts";
 import { refused } from "./refusal.ts";
+import { RESERVATION_MS } from "./team-month.ts";
 import { LEASE_MS } from "./user-window.ts";
 
 /** The bindings the limits use; the objects' types come with the generated Env. */
@@ -69,9 +70,12 @@ export class PrincipalLimits {
     if (budget !== null) refused(await unavailableOnFailure(() => stub.reserve(this.teamId, budget, callId, reservationOf(request))));
     // The stream says what the call counts once it ends, whichever way; a call refused before 2xx counts 0.
     const measured = timings ?? {};
+    // A call longer than a reservation's life keeps it, so others cannot start on tokens it still holds.
+    const renewal = setInterval(() => void stub.renew(this.teamId, callId).catch(logFailure), RESERVATION_MS / 3);
     try {
       yield* provider.stream(request, measured);
     } finally {
+      clearInterval(renewal);
       // Counted even without a budget, so one set later starts from the month's real figure.
       const counted = measured.counted?.usage;
       await stub.settle(this.teamId, callId, (counted?.inputTokens ?? 0) + (counted?.outputTokens ?? 0)).catch(logFailure);

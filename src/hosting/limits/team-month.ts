@@ -3,8 +3,8 @@
 // settled when the call ends, whichever way (docs/hosting.md#limits).
 import { AppError } from "../../core/errors.ts";
 
-/** A reservation whose call never reports back (its object died) stops counting after this. */
-const RESERVATION_MS = 15 * 60_000;
+/** A reservation whose call never reports back (its object died) stops counting after this; a live call renews it. */
+export const RESERVATION_MS = 15 * 60_000;
 
 export interface TeamMonth {
   /** `YYYY-MM`, UTC. */
@@ -49,6 +49,14 @@ export function reserve(state: TeamMonth, budget: number, callId: string, estima
   const left = budget - current.used - reservedTokens(current, nowMs);
   if (left <= 0) throw budgetUsedUp(budget);
   current.reservations[callId] = { tokens: Math.max(1, Math.min(left, Math.ceil(estimate))), untilMs: nowMs + RESERVATION_MS };
+  return current;
+}
+
+/** A call still streaming keeps its reservation for another RESERVATION_MS; one already lapsed or settled is not brought back. */
+export function renewReservation(state: TeamMonth, callId: string, nowMs: number): TeamMonth {
+  const current = live(state, nowMs);
+  const held = current.reservations[callId];
+  if (held) current.reservations[callId] = { ...held, untilMs: nowMs + RESERVATION_MS };
   return current;
 }
 

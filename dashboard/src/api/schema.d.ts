@@ -2021,7 +2021,7 @@ export interface components {
       headers: {
         [key: string]: string;
       } | null;
-      /** @description Merged into every provider request body */
+      /** @description Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits) */
       extra_body: {
         [key: string]: unknown;
       } | null;
@@ -2094,7 +2094,7 @@ export interface components {
       headers?: {
         [key: string]: string;
       } | null;
-      /** @description Merged into every provider request body */
+      /** @description Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits) */
       extra_body?: {
         [key: string]: unknown;
       } | null;
@@ -2159,7 +2159,7 @@ export interface components {
       headers?: {
         [key: string]: string;
       } | null;
-      /** @description Merged into every provider request body */
+      /** @description Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits) */
       extra_body?: {
         [key: string]: unknown;
       } | null;

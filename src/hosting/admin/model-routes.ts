@@ -24,7 +24,10 @@ const settings = {
   max_output_tokens: z.int().positive().max(10_000_000).nullable(),
   reasoning_effort: z.string().trim().min(1).max(50).nullable().openapi({ example: "medium" }),
   headers: Headers.nullable(),
-  extra_body: z.record(z.string(), z.unknown()).nullable().openapi({ description: "Merged into every provider request body" }),
+  extra_body: z.record(z.string(), z.unknown()).nullable().openapi({
+    description:
+      "Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits)",
+  }),
   fast_service_tier: z.string().trim().min(1).max(50).nullable().openapi({ example: "priority" }),
   stall_timeout_ms: z.int().min(1_000).max(3_600_000).nullable(),
   vision: z.boolean().openapi({ description: "False when the model cannot take images; default true" }),

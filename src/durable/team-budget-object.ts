@@ -4,7 +4,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { limitsNow } from "../hosting/limits/clock.ts";
 import { refusalOf } from "../hosting/limits/refusal.ts";
-import { monthDays, monthOf, reservedTokens, reserve, settle, type TeamMonth } from "../hosting/limits/team-month.ts";
+import { monthDays, monthOf, renewReservation, reservedTokens, reserve, settle, type TeamMonth } from "../hosting/limits/team-month.ts";
 import { d1 } from "../hosting/store/db.ts";
 import { teamTokensBetween } from "../hosting/store/limit-rows.ts";
 
@@ -27,6 +27,13 @@ export class TeamBudgetObject extends DurableObject<Env> {
     await this.#open(teamId);
     const nowMs = limitsNow();
     this.#save(settle(this.#load(nowMs), callId, tokens, nowMs));
+  }
+
+  /** A call still streaming keeps its reservation (docs/hosting.md#limits). */
+  async renew(teamId: string, callId: string): Promise<void> {
+    await this.#open(teamId);
+    const nowMs = limitsNow();
+    this.#save(renewReservation(this.#load(nowMs), callId, nowMs));
   }
 
   /** The month's figures the refusals use: tokens counted and tokens reserved by calls in flight. */

@@ -2,6 +2,7 @@
 // alone, so the same conversation serializes to the same bytes, and a grown
 // conversation keeps the bytes of every earlier message (prompt caching).
 import type { ChatMessage, ImagePart, ModelRequest, ToolCallPart, ToolDefinition } from "./types.ts";
+import { usageSafeBody } from "./usage-keys.ts";
 
 /** The API requires max_tokens; enough for a long answer or a large tool call. */
 const DEFAULT_MAX_TOKENS = 8192;
@@ -37,18 +38,27 @@ export function buildAnthropicRequestBody(request: ModelRequest): string {
   markLastMessage(messages);
 
   const budget = lastToolTurnLacksThinking(messages) ? undefined : thinkingBudget(model.reasoningEffort);
-  let maxTokens = model.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
-  // budget_tokens must be below max_tokens; the budget is what the operator asked for, so max_tokens gives way.
-  if (budget !== undefined && maxTokens <= budget) maxTokens = budget + THINKING_ANSWER_TOKENS;
-
-  const body: Record<string, unknown> = { model: model.model, max_tokens: maxTokens };
+  const body: Record<string, unknown> = { model: model.model, max_tokens: maxTokensWith(model.maxOutputTokens, budget) };
   if (system) body.system = [{ type: "text", text: system, cache_control: EPHEMERAL }];
   body.messages = messages;
   if (request.tools.length > 0) body.tools = request.tools.map((tool, i, all) => toApiTool(tool, i === all.length - 1));
   if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget };
   body.stream = true;
-  // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key.
-  return JSON.stringify({ ...body, ...model.extraBody });
+  // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key; the keys
+  // accounting relies on stay ours even in a row stored before they were refused (docs/hosting.md#limits).
+  return JSON.stringify({ ...body, ...usageSafeBody(model.extraBody) });
+}
+
+/** The `max_tokens` the request sends: the most the answer may take (the budget reserves it, docs/hosting.md#limits). */
+export function anthropicMaxTokens(request: ModelRequest): number {
+  const budget = lastToolTurnLacksThinking(toApiMessages(request.messages)) ? undefined : thinkingBudget(request.model.reasoningEffort);
+  return maxTokensWith(request.model.maxOutputTokens, budget);
+}
+
+function maxTokensWith(maxOutputTokens: number | undefined, thinking: number | undefined): number {
+  const maxTokens = maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  // budget_tokens must be below max_tokens; the budget is what the operator asked for, so max_tokens gives way.
+  return thinking !== undefined && maxTokens <= thinking ? thinking + THINKING_ANSWER_TOKENS : maxTokens;
 }
 
 /** The thinking budget for a reasoning_effort, or undefined for no thinking. Unknown names get "medium". */

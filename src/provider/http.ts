@@ -5,6 +5,7 @@
 import { endpointUrl } from "./endpoint.ts";
 import { classifyHttpFailure, ProviderError, providerErrorFromNetwork } from "./failure.ts";
 import type { CallTimings, ModelConfig } from "./types.ts";
+import { usageSafeHeaders } from "./usage-keys.ts";
 import { headersStallError, stallTimeoutOf, type WatchdogOptions } from "./watchdog.ts";
 
 /** Enough of an error body to find the provider's message; the rest is discarded. */
@@ -49,7 +50,7 @@ async function send(url: string, post: StreamingPost, signal: AbortSignal): Prom
   try {
     response = await fetch(url, {
       method: "POST",
-      headers: { ...post.headers, "content-type": "application/json", accept: "text/event-stream", ...model.headers },
+      headers: { ...post.headers, "content-type": "application/json", accept: "text/event-stream", ...usageSafeHeaders(model.headers) },
       body: post.body,
       signal,
       // A redirect could lead past the upstream address check, with the key.

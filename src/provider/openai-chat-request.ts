@@ -3,6 +3,7 @@
 import { isAzureOpenAi } from "./endpoint.ts";
 import { dataUri, toolImagesCaption } from "./images.ts";
 import type { ChatMessage, ImagePart, ModelRequest, ToolDefinition } from "./types.ts";
+import { usageSafeBody } from "./usage-keys.ts";
 
 type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
 
@@ -31,8 +32,9 @@ export function buildChatRequestBody(request: ModelRequest): string {
   // Only OpenAI routes by prompt_cache_key; strict compatible servers (Azure OpenAI's dated
   // api-versions among them: "Unrecognized request argument") reject unknown fields.
   if (request.cacheKey && isOpenAi(model)) body.prompt_cache_key = request.cacheKey;
-  // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key.
-  return JSON.stringify({ ...body, ...model.extraBody });
+  // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key; the keys
+  // accounting relies on stay ours even in a row stored before they were refused (docs/hosting.md#limits).
+  return JSON.stringify({ ...body, ...usageSafeBody(model.extraBody) });
 }
 
 /**

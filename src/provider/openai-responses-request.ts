@@ -5,6 +5,7 @@
 import { isAzureOpenAi } from "./endpoint.ts";
 import { dataUri, toolImagesCaption } from "./images.ts";
 import type { ChatMessage, ImagePart, ModelRequest, ToolDefinition } from "./types.ts";
+import { usageSafeBody } from "./usage-keys.ts";
 
 export const RESPONSES_PROVIDER = "openai-responses";
 
@@ -41,8 +42,9 @@ export function buildResponsesRequestBody(request: ModelRequest): string {
   if (model.reasoningEffort) body.reasoning = { effort: model.reasoningEffort, summary: "auto" };
   // Not to Azure OpenAI, as in the Chat request: its dated api-versions refuse unknown arguments.
   if (request.cacheKey && !isAzureOpenAi(model.baseUrl)) body.prompt_cache_key = request.cacheKey;
-  // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key.
-  return JSON.stringify({ ...body, ...model.extraBody });
+  // Spread (not Object.assign) so a "__proto__" key in operator JSON stays a plain key; the keys
+  // accounting relies on stay ours even in a row stored before they were refused (docs/hosting.md#limits).
+  return JSON.stringify({ ...body, ...usageSafeBody(model.extraBody) });
 }
 
 /**

@@ -4,6 +4,7 @@
 import { ProviderError } from "./failure.ts";
 import { postStreaming, secretsOf } from "./http.ts";
 import { forModelVision } from "./images.ts";
+import { CallMeter } from "./metering.ts";
 import { withinImageBudget } from "./image-budget.ts";
 import { readSseEvents, type SseEvent } from "./sse.ts";
 import type { CallTimings, ModelConfig, ModelEvent, ModelRequest, Provider } from "./types.ts";
@@ -53,6 +54,25 @@ async function* streamCall(
     watchdog: options,
   });
 
+  // Accepted: from here the call counts whatever its end, cancelled, stalled or cut (docs/hosting.md#limits).
+  const meter = new CallMeter(request);
+  try {
+    for await (const event of mappedEvents(wire, response, request, secrets, options)) {
+      meter.observe(event);
+      yield event;
+    }
+  } finally {
+    if (timings) timings.counted = meter.counted();
+  }
+}
+
+async function* mappedEvents(
+  wire: WireApi,
+  response: Response,
+  request: ModelRequest,
+  secrets: string[],
+  options: WatchdogOptions,
+): AsyncGenerator<ModelEvent> {
   const mapper = wire.mapper(secrets);
   const events = withStallWatchdog(readSseEvents(response.body!, request.signal), options);
   try {

@@ -115,6 +115,12 @@ export interface Usage {
   reasoningTokens: number;
 }
 
+/** What a call the provider accepted (HTTP 2xx) counts; `estimated` when the provider reported no usage. */
+export interface CountedUsage {
+  usage: Usage;
+  estimated: boolean;
+}
+
 export type FinishReason = "stop" | "tool_use" | "length";
 
 export type ModelEvent =
@@ -148,6 +154,8 @@ export interface CallTimings {
   httpStatus?: number;
   /** ms from sending the request to the response headers. */
   ttfbMs?: number;
+  /** What the call counts (docs/hosting.md#limits): set once a call the provider accepted ends, however; absent for one it refused. */
+  counted?: CountedUsage;
 }
 
 export interface Provider {

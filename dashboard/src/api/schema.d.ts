@@ -2108,7 +2108,7 @@ export interface components {
       max_output_tokens: number | null;
       /** @example medium */
       reasoning_effort: string | null;
-      /** @description Merged into every provider request body */
+      /** @description Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits) */
       extra_body: {
         [key: string]: unknown;
       } | null;
@@ -2175,7 +2175,7 @@ export interface components {
       max_output_tokens?: number | null;
       /** @example medium */
       reasoning_effort?: string | null;
-      /** @description Merged into every provider request body */
+      /** @description Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits) */
       extra_body?: {
         [key: string]: unknown;
       } | null;
@@ -2241,7 +2241,7 @@ export interface components {
       max_output_tokens?: number | null;
       /** @example medium */
       reasoning_effort?: string | null;
-      /** @description Merged into every provider request body */
+      /** @description Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits) */
       extra_body?: {
         [key: string]: unknown;
       } | null;
@@ -2387,6 +2387,8 @@ export interface components {
       cache_read_tokens: number | null;
       cache_write_tokens: number | null;
       reasoning_tokens: number | null;
+      /** @description True: the provider reported no usage (the call was cancelled, stalled or cut), so the tokens are byok-edge's estimate */
+      usage_estimated: boolean;
     };
     Conversations: {
       conversations: components["schemas"]["Conversation"][];

@@ -86,6 +86,8 @@ const CALL_COLUMNS: Column<ProviderCall>[] = [
   { header: "Cache read", numeric: true, cell: (c) => count(c.cache_read_tokens) },
   { header: "Cache write", numeric: true, cell: (c) => count(c.cache_write_tokens) },
   { header: "Reasoning", numeric: true, cell: (c) => count(c.reasoning_tokens) },
+  // A call cancelled, stalled or cut reports no usage: its tokens are byok-edge's estimate (docs/hosting.md#limits).
+  { header: "Counted", cell: (c) => (c.input_tokens === null ? "—" : c.usage_estimated ? "estimated" : "reported") },
 ];
 
 function ProviderCalls({ calls }: { calls: ProviderCall[] }) {

@@ -11,7 +11,7 @@ import { AppError } from "../../core/errors.ts";
 import type { ConversationStore, StoredMessage } from "../store/conversation-store.ts";
 import type { ChatMessage, ModelConfig, Provider, ToolDefinition, Usage } from "../../provider/types.ts";
 import { callModel } from "./model-call.ts";
-import { REQUEST_IMAGES_MAX } from "../../provider/image-budget.ts";
+import { inputTokenEstimate } from "../../provider/metering.ts";
 import { projectHistory } from "./history-projection.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
 import { REQUEST_CONTEXT_KEY_PREFIX } from "../context/context-message.ts";
@@ -84,20 +84,9 @@ export function summaryText(message: ChatMessage): string {
     : content;
 }
 
-/** What one image costs at most, about: Anthropic's ~1,600 tokens for a full-size image. */
-const IMAGE_TOKENS = 1_600;
-
-/** Rough token estimate (4 characters a token, images at a flat rate), enough to decide before a call overflows. */
+/** Rough token estimate, enough to decide before a call overflows (the one the budget uses too). */
 export function estimateTokens(messages: ChatMessage[], tools: ToolDefinition[]): number {
-  let images = 0;
-  // Image data is not text the model reads: counted by the character it would swamp the estimate.
-  const text = JSON.stringify(messages, (key, value: unknown) => {
-    if (key !== "images" || !Array.isArray(value)) return value;
-    images += value.length;
-    return undefined;
-  });
-  // A request carries at most REQUEST_IMAGES_MAX images; older ones are a short note.
-  return Math.ceil((text.length + JSON.stringify(tools).length) / 4) + Math.min(images, REQUEST_IMAGES_MAX) * IMAGE_TOKENS;
+  return inputTokenEstimate(messages, tools);
 }
 
 /** Whether a request of this size would overflow the model's window (leaving room for output). */

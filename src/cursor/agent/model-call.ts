@@ -130,24 +130,33 @@ async function attemptCall(
     )) {
       stream.accept(event);
     }
-    const result = stream.result();
+    // What the call counts: the provider's usage, else the estimate of an answer it reported none for.
+    const collected = stream.result();
+    const result = { ...collected, usage: timings.counted?.usage ?? collected.usage };
     if (forward) deps.emit(updates.tokenDelta(result.usage.outputTokens));
     store.finishLlmCall(callId, {
       status: "completed",
       finishReason: result.finish,
-      usage: result.usage,
+      ...counted(timings),
       ...stream.timings(timings),
     });
     return result;
   } catch (err) {
     if (forward) emitted.text = stream.text;
+    // A call the provider accepted counts however it ended (docs/hosting.md#limits).
     store.finishLlmCall(callId, {
       status: input.signal.aborted ? "cancelled" : "failed",
       error: err instanceof ProviderError ? err.message : input.signal.aborted ? "cancelled" : "internal error",
+      ...counted(timings),
       ...stream.timings(timings),
     });
     throw err;
   }
+}
+
+/** The call's counted tokens for its llm_calls row; none for a call the provider refused. */
+function counted(timings: CallTimings) {
+  return timings.counted ? { usage: timings.counted.usage, usageEstimated: timings.counted.estimated } : {};
 }
 
 /** The text the user and model wrote (not ids), for spotting a provider error that quotes it. */

@@ -103,9 +103,9 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
     );
     if (run.action.kind === "summarize") await summarize(deps, run, tally);
     else await converse(deps, run, tally, carried);
-    ending = { kind: "completed", usage: tally.usage };
+    ending = { kind: "completed" };
   } catch (error) {
-    ending = { kind: "threw", usage: tally.usage, error };
+    ending = { kind: "threw", error };
   }
   const outcome = settleRun(deps, { runId: input.runId, modelName: input.model.name, signal: input.signal }, ending);
   endCodeMode?.();

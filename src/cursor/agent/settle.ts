@@ -14,7 +14,7 @@ export type RunOutcome =
   | { status: "failed"; usage: Usage; error: AppError };
 
 /** How the run's work ended, before it is read against the run's cancellation. */
-export type RunEnding = { kind: "completed"; usage: Usage } | { kind: "threw"; usage: Usage; error: unknown };
+export type RunEnding = { kind: "completed" } | { kind: "threw"; error: unknown };
 
 export interface SettleDeps {
   store: ConversationStore;
@@ -28,7 +28,8 @@ export interface SettledRun {
 }
 
 export function settleRun(deps: SettleDeps, run: SettledRun, ending: RunEnding): RunOutcome {
-  const outcome = decide(run, ending);
+  // What every provider call of the run counted, whatever its end (docs/hosting.md#limits).
+  const outcome = decide(run, ending, deps.store.runUsage(run.runId));
   // Every exec still running on the client is aborted before the stream ends.
   if (outcome.status !== "completed") deps.channel.abortOpenExecs({ includeDetached: true });
   if (outcome.status === "failed") {
@@ -43,12 +44,12 @@ export function settleRun(deps: SettleDeps, run: SettledRun, ending: RunEnding):
   return outcome;
 }
 
-function decide(run: SettledRun, ending: RunEnding): RunOutcome {
+function decide(run: SettledRun, ending: RunEnding, usage: Usage): RunOutcome {
   // A turn that completed stays completed: its tail went out in one piece.
-  if (ending.kind === "completed") return { status: "completed", usage: ending.usage };
+  if (ending.kind === "completed") return { status: "completed", usage };
   // Whatever a cancelled run threw on its way out, it was cancelled.
-  if (run.signal.aborted) return { status: "cancelled", usage: ending.usage };
+  if (run.signal.aborted) return { status: "cancelled", usage };
   const error = runFailure(ending.error, run.modelName);
   if (error.code === Code.Internal) console.error("byok-edge: run failed", run.runId, errorKind(error.cause));
-  return { status: "failed", usage: ending.usage, error };
+  return { status: "failed", usage, error };
 }

@@ -323,11 +323,7 @@ export class ConversationSession {
   /** A run its limits refused ends at once with their error; the input it took waits for the next run. */
   #refused(deps: SettleDeps, run: RunHandle, plan: RunPlan, err: unknown, queued: Injection[]): RunOutcome {
     this.#queuedForNextRun.unshift(...queued);
-    return settleRun(
-      deps,
-      { runId: run.runId, modelName: plan.model.name, signal: run.signal },
-      { kind: "threw", usage: emptyUsage(), error: err },
-    );
+    return settleRun(deps, { runId: run.runId, modelName: plan.model.name, signal: run.signal }, { kind: "threw", error: err });
   }
 
   /** runAgent settles every failure itself; this guards against a bug past it, so the stream still ends. */
@@ -335,11 +331,7 @@ export class ConversationSession {
     console.error("byok-edge: run crashed", run.runId, errorKind(err));
     const error = new AppError("internal", "internal error");
     try {
-      return settleRun(
-        deps,
-        { runId: run.runId, modelName: plan.model.name, signal: run.signal },
-        { kind: "threw", usage: emptyUsage(), error },
-      );
+      return settleRun(deps, { runId: run.runId, modelName: plan.model.name, signal: run.signal }, { kind: "threw", error });
     } catch {
       // Settling failed too (storage): the run's row stays as it is, the stream still ends.
       return { status: "failed", usage: emptyUsage(), error };

@@ -77,6 +77,8 @@ export interface LlmCallOutcome {
   ttftMs?: number;
   ttfrMs?: number;
   usage?: Usage;
+  /** The usage is byok-edge's estimate: the provider reported none (docs/hosting.md#limits). */
+  usageEstimated?: boolean;
   error?: string;
 }
 
@@ -260,6 +262,11 @@ export class ConversationStore {
     return row?.role === "assistant" && isAnswer(this.#stored(row, null).message);
   }
 
+  /** What the run's provider calls counted, summed (docs/hosting.md#limits). */
+  runUsage(runId: string): Usage {
+    return callUsage(this.db, runId);
+  }
+
   nextProviderCallIndex(runId: string): number {
     const row = this.db
       .update(runs)
@@ -277,11 +284,22 @@ export class ConversationStore {
       .run();
   }
 
-  /** Settles a call that is still running; a call already cancelled by a replacement stays so. */
+  /**
+   * Settles a call that is still running; a call already cancelled by a replacement stays so,
+   * but still gets the tokens it counts (docs/hosting.md#limits).
+   */
   finishLlmCall(callId: string, outcome: LlmCallOutcome): void {
     const now = Date.now();
-    const row = this.db.select({ createdAtMs: llmCalls.createdAtMs }).from(llmCalls).where(eq(llmCalls.callId, callId)).get();
+    const row = this.db
+      .select({ createdAtMs: llmCalls.createdAtMs, status: llmCalls.status })
+      .from(llmCalls)
+      .where(eq(llmCalls.callId, callId))
+      .get();
     if (!row) return;
+    if (row.status !== "running") {
+      if (outcome.usage) this.#countCancelledCall(callId, outcome.usage, outcome.usageEstimated === true);
+      return;
+    }
     this.db
       .update(llmCalls)
       .set({
@@ -298,9 +316,19 @@ export class ConversationStore {
         cacheReadTokens: outcome.usage?.cacheReadTokens ?? null,
         cacheWriteTokens: outcome.usage?.cacheWriteTokens ?? null,
         reasoningTokens: outcome.usage?.reasoningTokens ?? null,
+        usageEstimated: outcome.usageEstimated ?? null,
         error: outcome.error ?? null,
       })
       .where(and(eq(llmCalls.callId, callId), eq(llmCalls.status, "running")))
+      .run();
+  }
+
+  /** The tokens of a call its run's replacement already marked cancelled, once. */
+  #countCancelledCall(callId: string, usage: Usage, estimated: boolean): void {
+    this.db
+      .update(llmCalls)
+      .set({ ...usageColumns(usage), usageEstimated: estimated })
+      .where(and(eq(llmCalls.callId, callId), isNull(llmCalls.inputTokens)))
       .run();
   }
 
@@ -325,6 +353,7 @@ export class ConversationStore {
         cacheReadTokens: llmCalls.cacheReadTokens,
         cacheWriteTokens: llmCalls.cacheWriteTokens,
         reasoningTokens: llmCalls.reasoningTokens,
+        usageEstimated: llmCalls.usageEstimated,
       })
       .from(llmCalls)
       .where(eq(llmCalls.runId, runId))
@@ -611,6 +640,16 @@ function callUsage(tx: Pick<Db, "select">, runId: string): Usage {
     .where(eq(llmCalls.runId, runId))
     .get();
   return row ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+}
+
+function usageColumns(usage: Usage) {
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cacheReadTokens: usage.cacheReadTokens,
+    cacheWriteTokens: usage.cacheWriteTokens,
+    reasoningTokens: usage.reasoningTokens,
+  };
 }
 
 function cancelRunningCalls(tx: Pick<Db, "update">, runIds: string[], now: number): void {

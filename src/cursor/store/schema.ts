@@ -74,6 +74,8 @@ export const llmCalls = sqliteTable(
     cacheReadTokens: integer("cache_read_tokens"),
     cacheWriteTokens: integer("cache_write_tokens"),
     reasoningTokens: integer("reasoning_tokens"),
+    /** The tokens are byok-edge's estimate: the provider reported no usage (docs/hosting.md#limits). */
+    usageEstimated: integer("usage_estimated", { mode: "boolean" }),
     error: text("error"),
   },
   (t) => [index("llm_calls_by_run").on(t.runId)],

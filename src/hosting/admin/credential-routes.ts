@@ -5,6 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { forgetModelCatalogs } from "../config/principal-models.ts";
 import { checkCustomHeaders } from "../../provider/upstream-headers.ts";
+import { usageKeyProblem } from "../../provider/usage-keys.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
 import { encryptCredentialKey, keyLastFour, NO_KEY } from "../keys/credential-key.ts";
 import { AppError } from "../../core/errors.ts";
@@ -210,6 +211,16 @@ export function checkOutbound(env: AppEnv, baseUrl: string | undefined, headers:
   const headerProblem = headers ? checkCustomHeaders(headers) : undefined;
   // checkCustomHeaders says "headers: <why>"; the field is body.headers.
   if (headerProblem) throw invalidField("body.headers", headerProblem.replace(/^headers: /, ""));
+  refuseUsageKeys(undefined, headers);
+}
+
+/** A key of `extra_body` or `headers` that would turn accounting off, refused by name (docs/hosting.md#limits). */
+export function refuseUsageKeys(
+  extraBody: Record<string, unknown> | null | undefined,
+  headers: Record<string, string> | null | undefined,
+): void {
+  const problem = usageKeyProblem(extraBody, headers);
+  if (problem) throw invalidField(`body.${problem.path}`, problem.message);
 }
 
 function credentialJson(row: CredentialRow) {

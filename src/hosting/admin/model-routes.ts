@@ -13,7 +13,7 @@ import { deleteModel, insertModel, type ModelPatch, type ModelRow, modelById, mo
 import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { invalidField } from "./admin-errors.ts";
-import { checkOutbound, HeaderNames, Headers, Scope } from "./credential-routes.ts";
+import { checkOutbound, HeaderNames, Headers, refuseUsageKeys, Scope } from "./credential-routes.ts";
 import { headerNames, type HeadersOwner, NO_HEADERS, openHeaders, sealHeaders } from "../keys/sealed-headers.ts";
 import { keyThatSealed, type TeamDataKey, withTeamDataKey } from "../keys/team-data-key.ts";
 import { STALE_DATA_KEY } from "../store/data-key-rows.ts";
@@ -26,7 +26,10 @@ const settings = {
   context_window: z.int().positive().max(100_000_000).nullable().openapi({ description: "Default 200000" }),
   max_output_tokens: z.int().positive().max(10_000_000).nullable(),
   reasoning_effort: z.string().trim().min(1).max(50).nullable().openapi({ example: "medium" }),
-  extra_body: z.record(z.string(), z.unknown()).nullable().openapi({ description: "Merged into every provider request body" }),
+  extra_body: z.record(z.string(), z.unknown()).nullable().openapi({
+    description:
+      "Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits)",
+  }),
   fast_service_tier: z.string().trim().min(1).max(50).nullable().openapi({ example: "priority" }),
   stall_timeout_ms: z.int().min(1_000).max(3_600_000).nullable(),
   vision: z.boolean().openapi({ description: "False when the model cannot take images; default true" }),
@@ -130,6 +133,7 @@ modelRoutes.openapi(
     const body = c.req.valid("json");
     const account = requireCreator(c.var.principal, body.scope, "model");
     checkOutbound(c.env, undefined, body.headers ?? undefined);
+    refuseUsageKeys(body.extra_body, undefined);
     if (c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     const db = d1(c.env.DB);
     const owner = { teamId: account.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? account.id : null };
@@ -216,6 +220,7 @@ modelRoutes.openapi(
     const db = d1(c.env.DB);
     const model = within(await modelById(db, model_id), (m) => ownedReach(c.var.principal, m), "manage", `model ${model_id}`);
     if (body.headers) checkOutbound(c.env, undefined, headersSet(body.headers));
+    refuseUsageKeys(body.extra_body, undefined);
     if (body.name !== undefined && c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     if (body.credential_id !== undefined) await usableCredential(db, c.var.principal, body.credential_id, model);
     const patch: ModelPatch = {

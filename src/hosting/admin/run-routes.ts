@@ -67,12 +67,15 @@ const ProviderCallSchema = z
     ttfb_ms: z.int().nullable(),
     ttft_ms: z.int().nullable(),
     duration_ms: z.int().nullable(),
-    // Null when the provider reported no usage for the call.
+    // Null for a call the provider refused (it counts nothing), and for calls recorded before every accepted call counted.
     input_tokens: z.int().nullable(),
     output_tokens: z.int().nullable(),
     cache_read_tokens: z.int().nullable(),
     cache_write_tokens: z.int().nullable(),
     reasoning_tokens: z.int().nullable(),
+    usage_estimated: z.boolean().openapi({
+      description: "True: the provider reported no usage (the call was cancelled, stalled or cut), so the tokens are byok-edge's estimate",
+    }),
   })
   .openapi("ProviderCall");
 
@@ -182,6 +185,7 @@ function runJson(run: RunRow, calls: ProviderCallRow[]) {
       cache_read_tokens: call.cacheReadTokens,
       cache_write_tokens: call.cacheWriteTokens,
       reasoning_tokens: call.reasoningTokens,
+      usage_estimated: call.usageEstimated === true,
     })),
   };
 }

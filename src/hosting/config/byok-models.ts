@@ -5,6 +5,7 @@ import { describeIssues, issuesOf } from "../../core/zod-issues.ts";
 import type { ModelConfig, ProviderKind } from "../../provider/types.ts";
 import type { ModelPrices } from "./model-prices.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
+import { usageKeyProblem } from "../../provider/usage-keys.ts";
 
 /** Providers with a working implementation today; the others are refused clearly. */
 const SUPPORTED_PROVIDERS: readonly ProviderKind[] = ["openai-chat", "openai-responses", "anthropic"];
@@ -72,6 +73,11 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
     const urlProblem = checkUpstreamUrl(entry.base_url, allowPrivateUpstreams);
     if (urlProblem) {
       catalog.problems.set(label, `model ${label}: ${urlProblem}`);
+      return;
+    }
+    const usageKey = usageKeyProblem(entry.extra_body, entry.headers);
+    if (usageKey) {
+      catalog.problems.set(label, `model ${label}: ${usageKey.path}: ${usageKey.message}`);
       return;
     }
     if (catalog.models.some((m) => m.name === entry.name)) {

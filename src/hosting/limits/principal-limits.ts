@@ -1,22 +1,24 @@
 // The limits of one hosted user on every path that calls a provider
 // (docs/hosting.md#limits): a run is admitted by the user's limiter object and
 // holds a renewed lease until it ends; each provider call reserves tokens from
-// the team's budget object first and settles them with the provider's usage.
+// the team's budget object first and settles them with what it counts, whatever its end.
 // The single-user principal "local" has no limits.
 import { teamBudgetName, userLimiterName } from "../../core/object-names.ts";
 import { AppError } from "../../core/errors.ts";
 import { errorKind } from "../../core/log-safe.ts";
-import type { ModelEvent, ModelRequest, Provider, Usage } from "../../provider/types.ts";
+import { inputTokenEstimate, maxOutputTokens } from "../../provider/metering.ts";
+import type { CallTimings, ModelEvent, ModelRequest, Provider } from "../../provider/types.ts";
 import { d1 } from "../store/db.ts";
 import { type LimitsRow, limitsOfUser } from "../store/limit-rows.ts";
 import { cachedLimits } from "./limits-cache.ts";
 import { refused } from "./refusal.ts";
+import { RESERVATION_MS } from "./team-month.ts";
 import { LEASE_MS } from "./user-window.ts";
 
 /** The bindings the limits use; the objects' types come with the generated Env. */
 export type LimitsEnv = Pick<Env, "DB" | "USER_LIMITER" | "TEAM_BUDGET">;
 
-/** A call whose answer size is unknown reserves at most this many output tokens. */
+/** A call that sends no output cap (an OpenAI-style model without max_output_tokens) reserves this many output tokens. */
 const DEFAULT_OUTPUT_RESERVE = 4_096;
 
 export class PrincipalLimits {
@@ -81,20 +83,22 @@ export class PrincipalLimits {
     return { stream: (request, timings) => this.#budgeted(provider, request, timings) };
   }
 
-  async *#budgeted(provider: Provider, request: ModelRequest, timings: Parameters<Provider["stream"]>[1]): AsyncIterable<ModelEvent> {
+  async *#budgeted(provider: Provider, request: ModelRequest, timings: CallTimings | undefined): AsyncIterable<ModelEvent> {
     const budget = (await this.#limits()).monthlyTokenBudget;
     const stub = this.env.TEAM_BUDGET.getByName(teamBudgetName(this.teamId));
     const callId = crypto.randomUUID();
-    if (budget !== null) refused(await unavailableOnFailure(() => stub.reserve(this.teamId, budget, callId, estimateTokens(request))));
-    let usage: Usage | undefined;
+    if (budget !== null) refused(await unavailableOnFailure(() => stub.reserve(this.teamId, budget, callId, reservationOf(request))));
+    // The stream says what the call counts once it ends, whichever way; a call refused before 2xx counts 0.
+    const measured = timings ?? {};
+    // A call longer than a reservation's life keeps it, so others cannot start on tokens it still holds.
+    const renewal = setInterval(() => void stub.renew(this.teamId, callId).catch(logFailure), RESERVATION_MS / 3);
     try {
-      for await (const event of provider.stream(request, timings)) {
-        if (event.kind === "usage") usage = event.usage;
-        yield event;
-      }
+      yield* provider.stream(request, measured);
     } finally {
+      clearInterval(renewal);
       // Counted even without a budget, so one set later starts from the month's real figure.
-      await stub.settle(this.teamId, callId, (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)).catch(logFailure);
+      const counted = measured.counted?.usage;
+      await stub.settle(this.teamId, callId, (counted?.inputTokens ?? 0) + (counted?.outputTokens ?? 0)).catch(logFailure);
     }
   }
 
@@ -112,13 +116,11 @@ export function limitsFor(env: LimitsEnv, principal: { id: string; teamId: strin
 }
 
 /**
- * An upper estimate of a call's tokens: its text at about 4 characters a token,
- * plus the most it may answer. Only what is left of a budget is ever reserved.
+ * What a call holds while it runs: its input estimate plus the most it may answer
+ * (docs/hosting.md#limits). Only what is left of a budget is ever reserved.
  */
-function estimateTokens(request: ModelRequest): number {
-  let chars = JSON.stringify(request.tools).length;
-  for (const m of request.messages) chars += m.content.length + (m.role === "assistant" ? JSON.stringify(m.toolCalls ?? []).length : 0);
-  return Math.ceil(chars / 4) + (request.model.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE);
+function reservationOf(request: ModelRequest): number {
+  return inputTokenEstimate(request.messages, request.tools) + (maxOutputTokens(request) ?? DEFAULT_OUTPUT_RESERVE);
 }
 
 async function unavailableOnFailure<T>(step: () => Promise<T>): Promise<T> {

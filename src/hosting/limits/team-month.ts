@@ -1,10 +1,10 @@
 // Pure rules of a team's monthly token budget: the month's counter (input +
-// output tokens from the providers' own usage figures) and a reservation per
-// provider call, settled when its usage arrives (docs/hosting.md#limits).
+// output tokens each provider call counts) and a reservation per call in flight,
+// settled when the call ends, whichever way (docs/hosting.md#limits).
 import { AppError } from "../../core/errors.ts";
 
-/** A reservation whose call never reports back (its object died) stops counting after this. */
-const RESERVATION_MS = 15 * 60_000;
+/** A reservation whose call never reports back (its object died) stops counting after this; a live call renews it. */
+export const RESERVATION_MS = 15 * 60_000;
 
 export interface TeamMonth {
   /** `YYYY-MM`, UTC. */
@@ -52,7 +52,15 @@ export function reserve(state: TeamMonth, budget: number, callId: string, estima
   return current;
 }
 
-/** The call's actual tokens replace its reservation (none reported: none counted). */
+/** A call still streaming keeps its reservation for another RESERVATION_MS; one already lapsed or settled is not brought back. */
+export function renewReservation(state: TeamMonth, callId: string, nowMs: number): TeamMonth {
+  const current = live(state, nowMs);
+  const held = current.reservations[callId];
+  if (held) current.reservations[callId] = { ...held, untilMs: nowMs + RESERVATION_MS };
+  return current;
+}
+
+/** The tokens the call counts (docs/hosting.md#limits: reported, else estimated; 0 only when refused before 2xx) replace its reservation. */
 export function settle(state: TeamMonth, callId: string, tokens: number, nowMs: number): TeamMonth {
   const current = live(state, nowMs);
   delete current.reservations[callId];

@@ -32,6 +32,8 @@ interface RunCall {
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
   reasoningTokens: number | null;
+  /** The tokens are byok-edge's estimate (docs/hosting.md#limits); null for rows from before it was kept. */
+  usageEstimated?: boolean | null;
 }
 
 export interface RunUsage {

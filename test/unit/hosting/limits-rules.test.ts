@@ -2,7 +2,15 @@
 // window, concurrency leases, and budget reservations, without objects or clocks.
 import { describe, expect, it } from "vitest";
 import { AppError, Code } from "../../../src/core/errors.ts";
-import { monthDays, monthOf, reserve, settle, type TeamMonth } from "../../../src/hosting/limits/team-month.ts";
+import {
+  monthDays,
+  monthOf,
+  RESERVATION_MS,
+  renewReservation,
+  reserve,
+  settle,
+  type TeamMonth,
+} from "../../../src/hosting/limits/team-month.ts";
 import { admit, emptyWindow, LEASE_MS, release, renew } from "../../../src/hosting/limits/user-window.ts";
 
 const T = Date.UTC(2031, 0, 31, 23, 59, 0);
@@ -56,6 +64,14 @@ describe("the team's month", () => {
   it("stops counting a reservation whose call never reported back", () => {
     const lost = reserve(fresh(0), 100, "a", 5_000, T);
     expect(reserve(lost, 100, "b", 1, T + 15 * 60_000 + 1).reservations).toEqual({ b: expect.objectContaining({ tokens: 1 }) });
+  });
+
+  it("keeps the reservation of a call that renews it past a reservation's life, and brings back none that settled", () => {
+    let state = reserve(fresh(0), 100, "long", 5_000, T);
+    state = renewReservation(state, "long", T + RESERVATION_MS - 1);
+    expect(refusal(() => reserve(state, 100, "other", 1, T + RESERVATION_MS + 1))).toContain("used up");
+    const settled = renewReservation(settle(state, "long", 3, T + RESERVATION_MS + 2), "long", T + RESERVATION_MS + 3);
+    expect(settled).toMatchObject({ used: 3, reservations: {} });
   });
 
   it("names months and their ledger days in UTC", () => {

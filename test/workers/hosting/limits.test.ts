@@ -1,14 +1,14 @@
 // Limits of hosted users (docs/hosting.md#limits): requests_per_minute and
 // max_concurrent_runs per user, monthly_token_budget per team, on turns,
 // compaction and model checks, through real objects, local D1 and the fake provider.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { teamBudgetName, userLimiterName } from "../../../src/core/object-names.ts";
 import { setLimitsClock } from "../../../src/hosting/limits/clock.ts";
 import type { TeamMonth } from "../../../src/hosting/limits/team-month.ts";
 import { admit, type UserWindow } from "../../../src/hosting/limits/user-window.ts";
-import { chatText, createScenario, withGates } from "../../support/fake-provider.ts";
+import { chatText, createScenario, cutAfter, withGates } from "../../support/fake-provider.ts";
 import { BASE, startTurn } from "../../support/cursor-client.ts";
 import { storeCredential, storeModel } from "../../support/stored-models.ts";
 import { api, expectStatus, issueToken, type Team, type User } from "../../support/admin-client.ts";
@@ -159,6 +159,65 @@ describe("monthly_token_budget", () => {
     const state = await budgetState(who.team);
     expect(state?.used).toBe(109);
     expect(state?.reservations).toEqual({});
+  });
+
+  it("admits a second call on what the first one's reservation left, refuses a third, and counts both cut calls within the stated bound", async () => {
+    const budget = 1_000_000;
+    const who = await hostedUser({ budget });
+    // Each streams 200 characters (50 tokens at 4 a token), then the provider cuts it: no usage reported.
+    const answer = "x".repeat(200);
+    const cutAtGate = (gate: string) => withGates(cutAfter(chatText([answer]), 2), { 2: gate });
+    const a = await createScenario([cutAtGate("a")]);
+    const b = await createScenario([cutAtGate("b")]);
+    const c = await createScenario([chatText(["never"])]);
+
+    const runA = await turn(who, crypto.randomUUID(), `a ${a.marker}`);
+    await a.reached("a");
+    const reservedA = Object.values((await budgetState(who.team))?.reservations ?? {});
+    expect(reservedA).toHaveLength(1);
+    const fullA = reservedA[0]!.tokens; // its input estimate plus the 4,096 output tokens it may take
+    // The month so far leaves 10 tokens beyond A's reservation.
+    const before = budget - fullA - 10;
+    await runInDurableObject(env.TEAM_BUDGET.getByName(teamBudgetName(who.team.id)), (_instance, state) => {
+      const month = state.storage.kv.get<TeamMonth>("month")!;
+      state.storage.kv.put("month", { ...month, used: before });
+    });
+
+    const runB = await turn(who, crypto.randomUUID(), `b ${b.marker}`);
+    await b.reached("b");
+    const reservations = (await budgetState(who.team))?.reservations ?? {};
+    expect(
+      Object.values(reservations)
+        .map((r) => r.tokens)
+        .sort((x, y) => y - x),
+    ).toEqual([fullA, 10]);
+    // Used plus reserved now reach the budget: a third call is refused before it starts.
+    const third = await endOf(who, crypto.randomUUID(), `c ${c.marker}`);
+    expect(third.end.error).toMatchObject({ code: "resource_exhausted" });
+    expect((await c.requests()).length).toBe(0);
+
+    await Promise.all([a.release("a"), b.release("b")]);
+    expect((await runA.reader.end()).error).toBeDefined();
+    expect((await runB.reader.end()).error).toBeDefined();
+    const counted = await vi.waitFor(
+      async () => {
+        const rows = await env.DB.prepare(
+          "SELECT input_tokens + output_tokens AS tokens FROM provider_calls WHERE principal = ? AND input_tokens IS NOT NULL",
+        )
+          .bind(who.user.id)
+          .all<{ tokens: number }>();
+        expect(rows.results).toHaveLength(2);
+        return rows.results.map((r) => r.tokens).sort((x, y) => y - x);
+      },
+      { timeout: 5_000 },
+    );
+    const state = await budgetState(who.team);
+    expect(state?.reservations).toEqual({});
+    expect(state?.used).toBe(before + counted[0]! + counted[1]!);
+    // The bound (docs/hosting.md#limits): the calls that started while something was left, each by its own output beyond its reservation.
+    const overshoot = state!.used - budget;
+    expect(overshoot).toBeGreaterThan(0);
+    expect(overshoot).toBeLessThanOrEqual(counted[0]! - fullA + (counted[1]! - 10));
   });
 
   it("refuses compaction once the budget is used up", async () => {

@@ -58,6 +58,8 @@ export const providerCalls = sqliteTable(
     cacheReadTokens: integer("cache_read_tokens"),
     cacheWriteTokens: integer("cache_write_tokens"),
     reasoningTokens: integer("reasoning_tokens"),
+    /** The tokens are byok-edge's estimate: the provider reported no usage (docs/hosting.md#limits). */
+    usageEstimated: integer("usage_estimated", { mode: "boolean" }),
   },
   (t) => [index("provider_calls_by_run").on(t.runId), index("provider_calls_by_principal").on(t.principal, t.createdAtMs)],
 );

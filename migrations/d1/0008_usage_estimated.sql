@@ -1,0 +1,1 @@
+ALTER TABLE `provider_calls` ADD `usage_estimated` integer;

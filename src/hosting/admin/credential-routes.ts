@@ -20,6 +20,7 @@ import { type D1Db, d1, newId } from "../store/db.ts";
 import { ensureLocalAccount } from "../store/local-account.ts";
 import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { auditEntries, recordsDenial } from "./audit-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 import { loadKeyring } from "../keys/kek.ts";
@@ -78,6 +79,7 @@ credentialRoutes.openapi(
     path: "/credentials",
     summary: 'Store a provider key: scope "user" (anyone) or "team" (the team\'s admins)',
     security: BEARER,
+    middleware: [recordsDenial("credential.create", { kind: "credential" })],
     request: { body: jsonBody(CreateCredential) },
     responses: { 201: json(CredentialSchema, "The credential, without its key"), ...errorResponses(403, 412) },
   }),
@@ -113,7 +115,7 @@ credentialRoutes.openapi(
       updatedAtMs: now,
       deletedAtMs: null,
     };
-    await insertCredential(db, row);
+    await insertCredential(db, row, auditEntries(c, now, [credentialRecord("credential.create", row)]));
     return c.json(credentialJson(row), 201);
   },
 );
@@ -144,6 +146,7 @@ credentialRoutes.openapi(
     path: "/credentials/{credential_id}/rotate",
     summary: "Replace a credential's key (its owner; a team credential: the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial("credential.rotate", { kind: "credential", param: "credential_id" })],
     request: { params: idParam("credential_id"), body: jsonBody(RotateCredential) },
     responses: { 200: json(CredentialSchema, "The credential with its new key_last_four"), ...errorResponses(403, 404, 412) },
   }),
@@ -154,7 +157,9 @@ credentialRoutes.openapi(
     const credential = await managed(c.var.principal, db, credential_id);
     const dataKey = await teamDataKey(c.env, db, credential.teamId);
     const encryptedKey = await encryptCredentialKey(dataKey, { teamId: credential.teamId, credentialId: credential.id }, api_key);
-    const row = await replaceCredentialKey(db, credential.id, { encryptedKey, keyLastFour: keyLastFour(api_key) }, Date.now());
+    const now = Date.now();
+    const audit = auditEntries(c, now, [credentialRecord("credential.rotate", credential)]);
+    const row = await replaceCredentialKey(db, credential.id, { encryptedKey, keyLastFour: keyLastFour(api_key) }, now, audit);
     if (!row) throw new AppError("not_found", `credential ${credential_id} not found`);
     forgetModelCatalogs();
     return c.json(credentialJson(row), 200);
@@ -167,6 +172,7 @@ credentialRoutes.openapi(
     path: "/credentials/{credential_id}",
     summary: "Delete a credential (its owner; a team credential: the team's admins); models on it stop being listed",
     security: BEARER,
+    middleware: [recordsDenial("credential.delete", { kind: "credential", param: "credential_id" })],
     request: { params: idParam("credential_id") },
     responses: { 204: { description: "Deleted" }, ...errorResponses(403, 404) },
   }),
@@ -174,11 +180,23 @@ credentialRoutes.openapi(
     const { credential_id } = c.req.valid("param");
     const db = d1(c.env.DB);
     const credential = await managed(c.var.principal, db, credential_id);
-    await deleteCredential(db, credential.id, Date.now());
+    const now = Date.now();
+    await deleteCredential(db, credential.id, now, auditEntries(c, now, [credentialRecord("credential.delete", credential)]));
     forgetModelCatalogs();
     return c.body(null, 204);
   },
 );
+
+/** A credential's audit entry: what it is, never its key or header values (docs/hosting.md#audit-log). */
+function credentialRecord(action: "credential.create" | "credential.rotate" | "credential.delete", row: CredentialRow) {
+  const headerNames = row.headersJson ? Object.keys(JSON.parse(row.headersJson) as Record<string, string>) : [];
+  return {
+    action,
+    target: { kind: "credential", id: row.id, name: row.name, userId: row.ownerUserId },
+    teamId: row.teamId,
+    details: { scope: row.scope, provider: row.provider, has_key: row.encryptedKey !== NO_KEY, header_names: headerNames },
+  };
+}
 
 /** A credential the caller may change: 404 outside their reach, 403 when they only see it. */
 async function managed(principal: Parameters<typeof ownedReach>[0], db: D1Db, id: string): Promise<CredentialRow> {

@@ -12,6 +12,7 @@ import { type D1Db, d1, newId } from "../store/db.ts";
 import { deleteModel, insertModel, type ModelPatch, type ModelRow, modelById, modelsVisibleTo, updateModel } from "../store/model-rows.ts";
 import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { checkOutbound, Headers, Scope } from "./credential-routes.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
@@ -102,6 +103,7 @@ modelRoutes.openapi(
     path: "/models",
     summary: 'Add a model on one of the caller\'s credentials: scope "user" (anyone) or "team" (the team\'s admins)',
     security: BEARER,
+    middleware: [recordsDenial("model.create", { kind: "model" })],
     request: { body: jsonBody(CreateModel) },
     responses: { 201: json(ModelSchema, "The model"), ...errorResponses(403, 404, 409) },
   }),
@@ -129,7 +131,8 @@ modelRoutes.openapi(
       updatedAtMs: now,
       deletedAtMs: null,
     };
-    if ((await insertModel(db, row)) === "name-taken") throw nameTaken(body.name);
+    const audit = auditEntries(c, now, [modelRecord("model.create", row, Object.keys(body))]);
+    if ((await insertModel(db, row, audit)) === "name-taken") throw nameTaken(body.name);
     forgetModelCatalogs();
     return c.json(modelJson(row), 201);
   },
@@ -177,6 +180,7 @@ modelRoutes.openapi(
     path: "/models/{model_id}",
     summary: "Change a model (its owner; a team model: the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial(modelActions, { kind: "model", param: "model_id" })],
     request: { params: idParam("model_id"), body: jsonBody(PatchModel) },
     responses: { 200: json(ModelSchema, "The model"), ...errorResponses(403, 404, 409) },
   }),
@@ -197,7 +201,10 @@ modelRoutes.openapi(
       ...(body.enabled !== undefined && { enabled: body.enabled }),
       ...rowSettings(body),
     };
-    const updated = await updateModel(db, model, patch, Date.now());
+    const now = Date.now();
+    const recorded = modelActions(body).map((action) => modelRecord(action, { ...model, ...patch }, Object.keys(body)));
+    const [first, ...rest] = recorded;
+    const updated = await updateModel(db, model, patch, now, first ? auditEntries(c, now, [first, ...rest]) : []);
     if (updated === "name-taken") throw nameTaken(body.name ?? "");
     if (updated === "gone") throw new AppError("not_found", `model ${model_id} not found`);
     forgetModelCatalogs();
@@ -211,6 +218,7 @@ modelRoutes.openapi(
     path: "/models/{model_id}",
     summary: "Delete a model (its owner; a team model: the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial("model.delete", { kind: "model", param: "model_id" })],
     request: { params: idParam("model_id") },
     responses: { 204: { description: "Deleted" }, ...errorResponses(403, 404) },
   }),
@@ -218,11 +226,36 @@ modelRoutes.openapi(
     const { model_id } = c.req.valid("param");
     const db = d1(c.env.DB);
     const model = within(await modelById(db, model_id), (m) => ownedReach(c.var.principal, m), "manage", `model ${model_id}`);
-    await deleteModel(db, model.id, Date.now());
+    const now = Date.now();
+    await deleteModel(db, model.id, now, auditEntries(c, now, [modelRecord("model.delete", model, [])]));
     forgetModelCatalogs();
     return c.body(null, 204);
   },
 );
+
+/** What a PATCH of a model records: enabling or disabling, and changing anything else, each its own action. */
+function modelActions(body: Record<string, unknown>): ("model.update" | "model.enable" | "model.disable")[] {
+  const toggle = body.enabled === undefined ? [] : [body.enabled ? ("model.enable" as const) : ("model.disable" as const)];
+  const other = Object.keys(body).some((key) => key !== "enabled" && body[key] !== undefined) ? (["model.update"] as const) : [];
+  return [...other, ...toggle];
+}
+
+/** A model's audit entry: the fields a change names and its header names, never a value of those (docs/hosting.md#audit-log). */
+function modelRecord(action: Recorded["action"], row: ModelRow, fields: string[]): Recorded {
+  const headerNames = row.headersJson ? Object.keys(JSON.parse(row.headersJson) as Record<string, string>) : [];
+  return {
+    action,
+    target: { kind: "model", id: row.id, name: row.name, userId: row.ownerUserId },
+    teamId: row.teamId,
+    details: {
+      scope: row.scope,
+      credential_id: row.credentialId,
+      ...(action === "model.update" && { fields: fields.filter((f) => f !== "enabled").sort() }),
+      ...(action === "model.create" && { model: row.model, enabled: row.enabled }),
+      header_names: headerNames,
+    },
+  };
+}
 
 /**
  * The credential a model of `owner` may run on: one the caller sees (else 404), of the model's

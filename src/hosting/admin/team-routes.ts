@@ -1,5 +1,6 @@
 // Teams: the operator creates them; the operator and a team's admins change them;
 // GET lists every team for the operator and the caller's own team for anyone else.
+// Each write is recorded in the audit log (team.create, team.rename, team.budget).
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError } from "../../core/errors.ts";
 import { d1 } from "../store/db.ts";
@@ -8,6 +9,7 @@ import { forgetCachedLimits } from "../limits/limits-cache.ts";
 import { allTeams, createTeam, type TeamPatch, type TeamRow, teamById, updateTeam } from "../store/team-rows.ts";
 import { requireOperator, teamReach, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 const Name = z.string().trim().min(1).max(200).openapi({ example: "Platform" });
@@ -32,6 +34,7 @@ teamRoutes.openapi(
     path: "/teams",
     summary: "Create a team (operator)",
     security: BEARER,
+    middleware: [recordsDenial("team.create", { kind: "team" })],
     request: { body: jsonBody(CreateTeam) },
     responses: { 201: json(TeamSchema, "The new team"), ...errorResponses(403, 409, 501) },
   }),
@@ -39,7 +42,13 @@ teamRoutes.openapi(
     requireOperator(c.var.principal, c.env);
     const body = c.req.valid("json");
     refuseReservedName(body.name);
-    const created = await createTeam(d1(c.env.DB), { name: body.name, monthlyTokenBudget: body.monthly_token_budget ?? null }, Date.now());
+    const now = Date.now();
+    const team = { name: body.name, monthlyTokenBudget: body.monthly_token_budget ?? null };
+    const created = await createTeam(d1(c.env.DB), team, now, (row) =>
+      auditEntries(c, now, [
+        { action: "team.create", target: teamTarget(row), teamId: row.id, details: { monthly_token_budget: row.monthlyTokenBudget } },
+      ]),
+    );
     if ("conflict" in created) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
     return c.json(teamJson(created.team), 201);
   },
@@ -68,6 +77,7 @@ teamRoutes.openapi(
     path: "/teams/{team_id}",
     summary: "Rename a team or change its budget (operator, the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial(teamActions, { kind: "team", param: "team_id" })],
     request: { params: idParam("team_id"), body: jsonBody(PatchTeam) },
     responses: { 200: json(TeamSchema, "The team"), ...errorResponses(403, 404, 409) },
   }),
@@ -81,12 +91,33 @@ teamRoutes.openapi(
       ...(body.name !== undefined && { name: body.name }),
       ...(body.monthly_token_budget !== undefined && { monthlyTokenBudget: body.monthly_token_budget }),
     };
-    const updated = await updateTeam(db, team.id, patch, Date.now());
+    const now = Date.now();
+    const recorded: Recorded[] = teamActions(body).map((action) => ({
+      action,
+      target: teamTarget(team),
+      teamId: team.id,
+      details:
+        action === "team.rename" ? { from: team.name, to: body.name } : { from: team.monthlyTokenBudget, to: body.monthly_token_budget },
+    }));
+    const [first, ...rest] = recorded;
+    const updated = await updateTeam(db, team.id, patch, now, first ? auditEntries(c, now, [first, ...rest]) : []);
     forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
     if ("conflict" in updated) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
     return c.json(teamJson(updated.team), 200);
   },
 );
+
+/** What a PATCH of a team records: one action per thing it changes. */
+function teamActions(body: { name?: unknown; monthly_token_budget?: unknown }): ("team.rename" | "team.budget")[] {
+  return [
+    ...(body.name !== undefined ? (["team.rename"] as const) : []),
+    ...(body.monthly_token_budget !== undefined ? (["team.budget"] as const) : []),
+  ];
+}
+
+function teamTarget(team: TeamRow) {
+  return { kind: "team", id: team.id, name: team.name };
+}
 
 function teamJson(team: TeamRow) {
   return { id: team.id, name: team.name, monthly_token_budget: team.monthlyTokenBudget, created_at: iso(team.createdAtMs) };

@@ -1,14 +1,16 @@
 // Stored provider credentials in D1, by intent: create, read one, list what a
 // user may use (own + team's), replace the key, delete softly. The key column
-// holds ciphertext only (src/hosting/keys/credential-key.ts).
+// holds ciphertext only (src/hosting/keys/credential-key.ts). Each change carries its audit
+// entries into its batch (docs/hosting.md#audit-log).
 import { and, asc, eq, isNull, or } from "drizzle-orm";
+import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
 import type { D1Db } from "./db.ts";
 import { credentials, models } from "./schema/providers.ts";
 
 export type CredentialRow = typeof credentials.$inferSelect;
 
-export async function insertCredential(db: D1Db, row: CredentialRow): Promise<void> {
-  await db.insert(credentials).values(row).run();
+export async function insertCredential(db: D1Db, row: CredentialRow, audit: [AuditEntry, ...AuditEntry[]]): Promise<void> {
+  await db.batch([db.insert(credentials).values(row), auditInsert(db, audit)]);
 }
 
 /** A credential not deleted. */
@@ -44,12 +46,16 @@ export async function replaceCredentialKey(
   id: string,
   key: { encryptedKey: string; keyLastFour: string },
   nowMs: number,
+  audit: [AuditEntry, ...AuditEntry[]],
 ): Promise<CredentialRow | undefined> {
-  const [row] = await db
-    .update(credentials)
-    .set({ ...key, updatedAtMs: nowMs })
-    .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs)))
-    .returning();
+  const [[row]] = await db.batch([
+    db
+      .update(credentials)
+      .set({ ...key, updatedAtMs: nowMs })
+      .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs)))
+      .returning(),
+    auditInsertIfChanged(db, audit),
+  ]);
   return row;
 }
 
@@ -57,12 +63,13 @@ export async function replaceCredentialKey(
  * Soft delete, with the models on it in the same batch: they stop being listed and usable at
  * once, and their names are free again (a model nobody can see must not hold a name).
  */
-export async function deleteCredential(db: D1Db, id: string, nowMs: number): Promise<void> {
+export async function deleteCredential(db: D1Db, id: string, nowMs: number, audit: [AuditEntry, ...AuditEntry[]]): Promise<void> {
   await db.batch([
     db
       .update(credentials)
       .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
       .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs))),
+    auditInsertIfChanged(db, audit),
     db
       .update(models)
       .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })

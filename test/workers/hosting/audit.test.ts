@@ -16,10 +16,10 @@ import {
   type ApiError,
   createUser,
   expectStatus,
-  issueToken,
+  issueToken as issueTokenVia,
   LOCAL_TOKEN,
   OPERATOR_TOKEN,
-  teamWithPeople,
+  teamWithPeople as newTeamWithPeople,
 } from "../../support/admin-client.ts";
 
 interface Entry {
@@ -44,6 +44,24 @@ const KEY = "sk-audit-secret-key-0123456789abcdef";
 const ROTATED_KEY = "sk-audit-rotated-key-fedcba9876543210";
 const HEADER_VALUE = "helicone-secret-header-value-42";
 const MODEL_HEADER_VALUE = "cf-aig-secret-header-value-77";
+
+/** Every team and token this file makes, for the last test's search for secrets. */
+const teamsMade = new Set<string>();
+const tokensMade = new Set<string>([OPERATOR_TOKEN]);
+const fileStart = new Date().toISOString();
+
+async function teamWithPeople() {
+  const made = await newTeamWithPeople();
+  teamsMade.add(made.team.id);
+  tokensMade.add(made.admin.token).add(made.member.token);
+  return made;
+}
+
+async function issueToken(...args: Parameters<typeof issueTokenVia>) {
+  const issued = await issueTokenVia(...args);
+  tokensMade.add(issued.token);
+  return issued;
+}
 
 async function audit(query: Record<string, string>, token = OPERATOR_TOKEN): Promise<Page> {
   return expectStatus(await api<Page>("GET", `/api/v1/audit?${new URLSearchParams(query)}`, { token }), 200);
@@ -96,7 +114,9 @@ describe("the audit log", () => {
     expectStatus(await call("PATCH", `/api/v1/users/${added.id}`, admin.token, { requests_per_minute: 30 }), 200);
     const issued = expectStatus(await call("POST", `/api/v1/users/${added.id}/tokens`, admin.token, { name: "for x" }), 201) as {
       id: string;
+      token: string;
     };
+    tokensMade.add(issued.token);
     expectStatus(await call("DELETE", `/api/v1/tokens/${issued.id}`, admin.token), 204);
     // Revoking again changes nothing, so records nothing.
     expectStatus(await call("DELETE", `/api/v1/tokens/${issued.id}`, admin.token), 204);
@@ -344,8 +364,33 @@ describe("the audit log", () => {
     expect(byId.get(own.id)).toBeNull();
   });
 
-  it("holds no token, key or header value in any entry", async () => {
-    const since = new Date().toISOString();
+  it("prunes entries older than the retention period in the daily scheduled run", async () => {
+    const { team } = await teamWithPeople();
+    const now = Date.now();
+    const day = 86_400_000;
+    const old = (ageDays: number) => ({
+      atMs: now - ageDays * day,
+      actor: { kind: "operator" as const, id: "operator", email: null },
+      action: "team.budget" as const,
+      target: { kind: "team", id: team.id },
+      teamId: team.id,
+      outcome: "ok" as const,
+      ip: null,
+      userAgent: null,
+      details: { age_days: ageDays },
+    });
+    await recordAudit(d1(env.DB), [old(401), old(500), old(399)]);
+
+    await worker.scheduled(createScheduledController({ scheduledTime: now, cron: "17 3 * * *" }), env as AppEnv);
+
+    const left = await allEntries({ team_id: team.id, action: "team.budget" });
+    expect(left.map((e) => e.details.age_days)).toEqual([399]);
+    // The team's own recent entries stay.
+    expect((await allEntries({ team_id: team.id, action: "team.create" })).length).toBe(1);
+  });
+
+  // Last, so that it searches the entries of every test before it too.
+  it("holds no token, key or header value in any entry of this file", async () => {
     const { team, admin, member } = await teamWithPeople();
     const issued = [
       await issueToken(member.user.id, { name: "a" }, admin.token),
@@ -382,18 +427,21 @@ describe("the audit log", () => {
       ROTATED_KEY,
       HEADER_VALUE,
       MODEL_HEADER_VALUE,
-      OPERATOR_TOKEN,
-      admin.token,
-      member.token,
+      ...tokensMade,
       ...issued.map((t) => t.token),
       (env as AppEnv).KEY_ENCRYPTION_KEY,
       (env as AppEnv).KEY_ENCRYPTION_KEY_PREVIOUS,
     ].filter((s): s is string => typeof s === "string" && s.length > 0);
-    const entries = [...(await allEntries({ team_id: team.id })), ...(await allEntries({ action: "keys.rewrap", since }))];
-    expect(entries.length).toBeGreaterThanOrEqual(10);
-    const rows = await env.DB.prepare("SELECT * FROM audit WHERE team_id = ? OR (action = 'keys.rewrap' AND at_ms >= ?)")
-      .bind(team.id, Date.parse(since))
+    // Every entry of every team this file made, and the rewraps since it started, through the API and in D1.
+    const entries = (await Promise.all([...teamsMade].map((id) => allEntries({ team_id: id })))).flat();
+    entries.push(...(await allEntries({ action: "keys.rewrap", since: fileStart })));
+    expect(entries.filter((e) => e.team_id === team.id).length).toBeGreaterThanOrEqual(10);
+    const rows = await env.DB.prepare(
+      "SELECT * FROM audit WHERE team_id IN (SELECT value FROM json_each(?)) OR (action = 'keys.rewrap' AND at_ms >= ?)",
+    )
+      .bind(JSON.stringify([...teamsMade]), Date.parse(fileStart))
       .all();
+    expect(rows.results.length).toBe(new Set(entries.map((e) => e.id)).size);
     for (const text of [JSON.stringify(entries), JSON.stringify(rows.results)]) {
       for (const secret of secrets) {
         // The whole value and its tail (a token without its byok_ prefix).
@@ -401,30 +449,5 @@ describe("the audit log", () => {
         expect(text).not.toContain(secret.slice(-16));
       }
     }
-  });
-
-  it("prunes entries older than the retention period in the daily scheduled run", async () => {
-    const { team } = await teamWithPeople();
-    const now = Date.now();
-    const day = 86_400_000;
-    const old = (ageDays: number) => ({
-      atMs: now - ageDays * day,
-      actor: { kind: "operator" as const, id: "operator", email: null },
-      action: "team.budget" as const,
-      target: { kind: "team", id: team.id },
-      teamId: team.id,
-      outcome: "ok" as const,
-      ip: null,
-      userAgent: null,
-      details: { age_days: ageDays },
-    });
-    await recordAudit(d1(env.DB), [old(401), old(500), old(399)]);
-
-    await worker.scheduled(createScheduledController({ scheduledTime: now, cron: "17 3 * * *" }), env as AppEnv);
-
-    const left = await allEntries({ team_id: team.id, action: "team.budget" });
-    expect(left.map((e) => e.details.age_days)).toEqual([399]);
-    // The team's own recent entries stay.
-    expect((await allEntries({ team_id: team.id, action: "team.create" })).length).toBe(1);
   });
 });

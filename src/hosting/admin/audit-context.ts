@@ -60,7 +60,7 @@ function entryOf(c: Context<AdminEnv>, atMs: number, outcome: AuditEntry["outcom
  */
 export function recordsDenial(
   actions: AuditAction | ((body: Record<string, unknown>) => AuditAction[]),
-  target: { kind: string; param?: string },
+  target: { kind: string; param?: string; id?: string },
 ) {
   return createMiddleware<AdminEnv>(async (c, next) => {
     await next();
@@ -69,7 +69,7 @@ export function recordsDenial(
     const body = validatedBody(c);
     const wanted = typeof actions === "string" ? [actions] : actions(body);
     const principal = c.var.principal;
-    const id = target.param ? (c.req.param(target.param) ?? "") : "";
+    const id = target.id ?? (target.param ? (c.req.param(target.param) ?? "") : "");
     const name = typeof body.name === "string" ? body.name : typeof body.email === "string" ? body.email : null;
     const entries = wanted.map((action) =>
       entryOf(c, Date.now(), "denied", {

@@ -76,6 +76,9 @@ auditRoutes.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
+    if (query.since !== undefined && query.until !== undefined && Date.parse(query.until) <= Date.parse(query.since)) {
+      throw invalidField("query.until", "must be after since");
+    }
     const db = d1(c.env.DB);
     const scope = await scopeOf(c.var.principal, query.team_id, (id) => teamById(db, id));
     const filter: AuditFilter = {

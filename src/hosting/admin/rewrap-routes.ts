@@ -31,7 +31,7 @@ rewrapRoutes.openapi(
     path: "/admin/rewrap",
     summary: "Re-wrap every team's data key under KEY_ENCRYPTION_KEY (operator)",
     security: BEARER,
-    middleware: [recordsDenial("keys.rewrap", { kind: "data_keys" })],
+    middleware: [recordsDenial("keys.rewrap", { kind: "data_keys", id: "all" })],
     responses: { 200: json(RewrapSchema, "Counts; safe to run again"), ...errorResponses(403, 412, 501) },
   }),
   async (c) => {

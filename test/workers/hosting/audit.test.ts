@@ -315,6 +315,7 @@ describe("the audit log", () => {
       [{ limit: "0" }, "query.limit"],
       [{ action: "team.explode" }, "query.action"],
       [{ since: "yesterday" }, "query.since"],
+      [{ since: middle.at, until: middle.at }, "query.until"],
     ] as const) {
       const res = await api<ApiError>("GET", `/api/v1/audit?${new URLSearchParams(query)}`);
       expect(res.status).toBe(400);

@@ -3,11 +3,13 @@
 // admin's token through the API; then, in the browser, the admin signs in by
 // keyboard alone, adds a credential and models on the fake provider, tests them
 // (figures, then the provider's raw error), sees the API's inline errors, runs a
-// turn (through Connect, as Cursor would) and finds it in Runs and Usage, issues a
-// token (shown once, Copy) and revokes the one signed in with, which signs out.
+// turn (through Connect, as Cursor would) and finds it in Runs and Usage, finds the
+// credential's entry in Audit and exports it, issues a token (shown once, Copy; the one
+// the operator issued marked so) and revokes the one signed in with, which signs out.
 // axe-core checks each page: no serious or critical violations. Last, the admin API's docs
 // (/api/docs, Swagger UI from the deployment's own files) render under the same CSP.
 import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { lookUpModel } from "../dashboard/src/providers/catalogue.ts";
@@ -231,7 +233,7 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await page.getByRole("heading", { level: 1, name: "Models", exact: true }).waitFor();
       const links = await nav(page).getByRole("link").allTextContents();
       assert(
-        JSON.stringify(links) === JSON.stringify(["Models", "Credentials", "Tokens", "Usage", "Runs", "Team"]),
+        JSON.stringify(links) === JSON.stringify(["Models", "Credentials", "Tokens", "Usage", "Runs", "Team", "Audit"]),
         `an admin's nav was ${JSON.stringify(links)}`,
       );
       assert(!page.url().includes(token), "the token is in the URL");
@@ -267,6 +269,41 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       assert(rowText.includes(`…${apiKey.slice(-4)}`), `the row does not show the key's last four: ${rowText}`);
       assert(!(await page.content()).includes(apiKey), "the whole API key is in the page");
     });
+
+    await check(
+      "dashboard: the Audit page shows the new credential's entry, filters by action, and exports JSON Lines and CSV",
+      async () => {
+        const page = p();
+        await goTo(page, "Audit");
+        const row = main(page).getByRole("row", { name: /credential\.create.*Fake provider/ });
+        await row.waitFor();
+        await expectAccessible(page, "Audit");
+        await main(page).getByLabel("Action", { exact: true }).selectOption("credential.create");
+        await main(page).getByRole("button", { name: "Apply filters" }).click();
+        await row.waitFor();
+        const exported = async (button: string) => {
+          const [download] = await Promise.all([page.waitForEvent("download"), main(page).getByRole("button", { name: button }).click()]);
+          return { name: download.suggestedFilename(), text: readFileSync(await download.path(), "utf8") };
+        };
+        const jsonl = await exported("Export JSON Lines");
+        const lines = jsonl.text
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { action: string; target: { name?: string } });
+        assert(jsonl.name === "audit.jsonl", `the JSON Lines file is named ${jsonl.name}`);
+        assert(
+          lines.length > 0 && lines.every((e) => e.action === "credential.create") && lines.some((e) => e.target.name === "Fake provider"),
+          `the JSON Lines export: ${jsonl.text.slice(0, 500)}`,
+        );
+        const csv = await exported("Export CSV");
+        assert(
+          csv.name === "audit.csv" && csv.text.startsWith('"id","at",') && csv.text.includes('"Fake provider"'),
+          `the CSV export: ${csv.text.slice(0, 500)}`,
+        );
+        assert(!jsonl.text.includes(apiKey) && !csv.text.includes(apiKey), "an export holds the API key");
+        await main(page).getByRole("button", { name: "Clear" }).click();
+      },
+    );
 
     await check("dashboard: an empty model form shows the API's messages inline; a model is added on the credential", async () => {
       const page = p();
@@ -400,8 +437,14 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await form.getByRole("button", { name: "Remove header 1" }).click();
       await form.getByRole("button", { name: "Save model" }).click();
       await page.getByRole("status").filter({ hasText: "ui-model saved." }).waitFor();
-      const models = await call<{ models: { name: string; headers: unknown }[] }>(baseUrl, need(state.token, "sign in"), "GET", "/models");
-      assert(models.models.find((m) => m.name === "ui-model")?.headers === null, "the edit did not clear the model's headers");
+      const models = await call<{ models: { name: string; header_names: string[] }[] }>(
+        baseUrl,
+        need(state.token, "sign in"),
+        "GET",
+        "/models",
+      );
+      const names = models.models.find((m) => m.name === "ui-model")?.header_names;
+      assert(names !== undefined && names.length === 0, `the edit did not clear the model's headers: ${JSON.stringify(names)}`);
     });
 
     await check(
@@ -642,6 +685,10 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       const page = p();
       await goTo(page, "Tokens");
       await expectAccessible(page, "Tokens");
+      // The signed-in token was issued by the operator, not its user: its row says so.
+      await main(page)
+        .getByRole("row", { name: /issued by operator/ })
+        .waitFor();
       const issue = page.locator("form", { has: page.getByRole("button", { name: "Issue token" }) });
       await issue.getByLabel("Name", { exact: true }).fill("laptop");
       await issue.getByRole("button", { name: "Issue token" }).click();

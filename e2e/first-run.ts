@@ -97,7 +97,7 @@ export async function checkFirstRun(opts: FirstRunCheckOptions): Promise<void> {
         const nav = page.getByRole("navigation", { name: "Main" });
         const links = await nav.getByRole("link").allTextContents();
         assert(
-          JSON.stringify(links) === JSON.stringify(["Models", "Credentials", "Usage", "Runs"]),
+          JSON.stringify(links) === JSON.stringify(["Models", "Credentials", "Usage", "Runs", "Audit"]),
           `the single user's nav: ${JSON.stringify(links)}`,
         );
 

@@ -18,6 +18,7 @@ import { benchRoutes } from "./cursor/routes/bench-routes.ts";
 import { limitsFor } from "./hosting/limits/principal-limits.ts";
 import { AppError, Code, toAppError } from "./core/errors.ts";
 import { errorKind } from "./core/log-safe.ts";
+import { pruneAuditLog } from "./hosting/admin/audit-retention.ts";
 
 export { CodeModeSessionObject } from "./durable/code-mode-session-object.ts";
 export { ConversationObject } from "./durable/conversation-object.ts";
@@ -105,4 +106,10 @@ function unimplemented(path: string): AppError {
   return new AppError("unimplemented", `${path} is not served by byok-edge`);
 }
 
-export default app satisfies ExportedHandler<AppEnv>;
+export default {
+  fetch: app.fetch,
+  // wrangler.toml's daily cron: the audit log's retention (docs/hosting.md#audit-log).
+  async scheduled(controller, env) {
+    await pruneAuditLog(env, controller.scheduledTime);
+  },
+} satisfies ExportedHandler<AppEnv>;

@@ -5,6 +5,7 @@
 import type { FunctionComponent } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type Api, ApiError, answer, createApi } from "./api.ts";
+import { AuditPage } from "./pages/audit.tsx";
 import { CredentialsPage } from "./pages/credentials.tsx";
 import { ModelsPage } from "./pages/models.tsx";
 import { RunsPage } from "./pages/runs.tsx";
@@ -15,7 +16,7 @@ import { onSessionChange, type SessionState, sessionState, signIn, signOut } fro
 import type { Me, PageProps } from "./types.ts";
 import { ErrorNotice, errorText } from "./ui/notice.tsx";
 
-type Route = "models" | "credentials" | "tokens" | "usage" | "runs" | "team";
+type Route = "models" | "credentials" | "tokens" | "usage" | "runs" | "team" | "audit";
 
 const PAGES: { route: Route; name: string; component: FunctionComponent<PageProps> }[] = [
   { route: "models", name: "Models", component: ModelsPage },
@@ -24,13 +25,14 @@ const PAGES: { route: Route; name: string; component: FunctionComponent<PageProp
   { route: "usage", name: "Usage", component: UsagePage },
   { route: "runs", name: "Runs", component: RunsPage },
   { route: "team", name: "Team", component: TeamPage },
+  { route: "audit", name: "Audit", component: AuditPage },
 ];
 
-/** The pages a caller has: local (BYOK_TOKEN) has no tokens nor team; members have no Team page. */
+/** The pages a caller has: local (BYOK_TOKEN) has no tokens nor team; members have no Team page (their Audit page shows their own entries). */
 function routesFor(me: Me): Route[] {
-  if (me.principal === "local") return ["models", "credentials", "usage", "runs"];
+  if (me.principal === "local") return ["models", "credentials", "usage", "runs", "audit"];
   if (me.principal === "operator" || me.user?.role === "admin") return PAGES.map((p) => p.route);
-  return ["models", "credentials", "tokens", "usage", "runs"];
+  return ["models", "credentials", "tokens", "usage", "runs", "audit"];
 }
 
 export function App() {

@@ -53,3 +53,8 @@ export type UsageFigures = Pick<
 export type Run = Schemas["Run"];
 export type ProviderCall = Schemas["ProviderCall"];
 export type Conversation = Schemas["Conversation"];
+
+// GET /audit (docs/hosting.md#audit-log): who changed what; never a secret.
+export type AuditEntry = Schemas["AuditEntry"];
+export type AuditQuery = NonNullable<paths["/api/v1/audit"]["get"]["parameters"]["query"]>;
+export type AuditAction = NonNullable<AuditQuery["action"]>;

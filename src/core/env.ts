@@ -13,6 +13,8 @@ interface Secrets {
   BYOK_MODELS?: string;
   /** JSON object naming the optional web search backend (see README); absent, WebSearch is not offered. */
   BYOK_SEARCH?: string;
+  /** Days the audit log keeps an entry (default 400; docs/hosting.md#audit-log). */
+  BYOK_AUDIT_RETENTION_DAYS?: string;
   /** How long a running turn survives with no RunSSE subscriber (default 10 s). */
   BYOK_DISCONNECT_GRACE_MS?: string;
   /** How long a completed turn's stream waits for a runtime user message to continue it (default 2 s; "0": off). */

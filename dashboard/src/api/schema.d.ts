@@ -1851,6 +1851,104 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/audit": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The audit log, newest first: all (operator), the team's (admins), own (members) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Only this team's (the operator; others may name only their own team) */
+          team_id?: string;
+          /** @description Only entries made by this actor (a user id, operator or local) */
+          actor_id?: string;
+          /** @description Only this action */
+          action?:
+            | "team.create"
+            | "team.rename"
+            | "team.budget"
+            | "team.cell_cpu"
+            | "user.add"
+            | "user.role"
+            | "user.limits"
+            | "user.remove"
+            | "token.issue"
+            | "token.revoke"
+            | "credential.create"
+            | "credential.rotate"
+            | "credential.delete"
+            | "model.create"
+            | "model.update"
+            | "model.enable"
+            | "model.disable"
+            | "model.delete"
+            | "keys.rewrap"
+            | "keys.rotate";
+          /** @description Entries at or after this time (ISO-8601) */
+          since?: string;
+          /** @description Entries before this time (ISO-8601) */
+          until?: string;
+          /** @description The next_cursor of the previous page: the entries after it */
+          cursor?: string;
+          /** @description Entries per page, 1 to 200 */
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of entries, newest first */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["AuditPage"];
+          };
+        };
+        /** @description invalid_argument: the request does not match its schema */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description unauthenticated: no valid bearer token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description not_found: no such resource within the caller's reach */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2032,6 +2130,13 @@ export interface components {
        * @example 2026-05-01T12:00:00.000Z
        */
       revoked_at: string | null;
+      /** @description Who issued it when not its own user (the operator or an admin); null: the user did */
+      issued_by: {
+        /** @enum {string} */
+        kind: "operator" | "user" | "local" | "sso";
+        id: string;
+        email: string | null;
+      } | null;
     };
     Credential: {
       id: string;
@@ -2466,6 +2571,42 @@ export interface components {
         team_id: string;
         message: string;
       }[];
+    };
+    AuditPage: {
+      entries: components["schemas"]["AuditEntry"][];
+      /** @description Pass as `cursor` for the next page; null on the last page */
+      next_cursor: string | null;
+    };
+    AuditEntry: {
+      id: string;
+      /**
+       * Format: date-time
+       * @example 2026-05-01T12:00:00.000Z
+       */
+      at: string;
+      actor: {
+        /** @enum {string} */
+        kind: "operator" | "user" | "local" | "sso";
+        id: string;
+        email: string | null;
+      };
+      /** @example credential.rotate */
+      action: string;
+      target: {
+        kind: string;
+        id: string;
+        name?: string;
+      };
+      team_id: string | null;
+      /** @enum {string} */
+      outcome: "ok" | "denied" | "failed";
+      /** @description CF-Connecting-IP of the request */
+      ip: string | null;
+      user_agent: string | null;
+      /** @description What changed; never a token, key or header value */
+      details: {
+        [key: string]: unknown;
+      };
     };
   };
   responses: never;

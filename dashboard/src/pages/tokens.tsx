@@ -137,7 +137,16 @@ function UserTokens({ api, me, userId, whose }: PageProps & { userId: string; wh
     return "Active";
   };
   const columns: Column<Token>[] = [
-    { header: "Name", cell: (t) => (isSession(t) ? `${t.name} (this session)` : t.name) },
+    {
+      header: "Name",
+      cell: (t) => (
+        <>
+          {isSession(t) ? `${t.name} (this session)` : t.name}
+          {/* Issued by someone else, an admin or the operator (docs/hosting.md#audit-log): its owner sees who. */}
+          {t.issued_by && <span class="muted issued-by"> · issued by {t.issued_by.email ?? t.issued_by.id}</span>}
+        </>
+      ),
+    },
     { header: "Created", cell: (t) => formatDateTime(t.created_at) },
     { header: "Expires", cell: (t) => (t.expires_at ? formatDateTime(t.expires_at) : "Never") },
     { header: "Last used", cell: (t) => (t.last_used_at ? formatDateTime(t.last_used_at) : "Never") },

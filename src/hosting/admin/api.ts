@@ -8,6 +8,7 @@ import { authenticate } from "../auth/principal.ts";
 import { AppError } from "../../core/errors.ts";
 import { budgetRoutes } from "./budget-routes.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { auditRoutes } from "./audit-routes.ts";
 import { conversationRoutes } from "./conversation-routes.ts";
 import { adminErrorResponse } from "./admin-errors.ts";
 import { credentialRoutes } from "./credential-routes.ts";
@@ -37,6 +38,7 @@ const RESOURCES = [
   budgetRoutes,
   rewrapRoutes,
   rotateRoutes,
+  auditRoutes,
 ];
 
 const BODY_MAX_BYTES = 64 * 1024;

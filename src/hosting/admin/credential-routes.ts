@@ -22,6 +22,7 @@ import { type D1Db, d1, newId } from "../store/db.ts";
 import { ensureLocalAccount } from "../store/local-account.ts";
 import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { auditEntries, recordsDenial } from "./audit-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 import { loadKeyring } from "../keys/kek.ts";
@@ -88,6 +89,7 @@ credentialRoutes.openapi(
     path: "/credentials",
     summary: 'Store a provider key: scope "user" (anyone) or "team" (the team\'s admins)',
     security: BEARER,
+    middleware: [recordsDenial("credential.create", { kind: "credential" })],
     request: { body: jsonBody(CreateCredential) },
     responses: { 201: json(CredentialSchema, "The credential, without its key"), ...errorResponses(403, 412) },
   }),
@@ -120,7 +122,7 @@ credentialRoutes.openapi(
       deletedAtMs: null,
     };
     if (!sealed) {
-      await insertCredential(db, unsealed);
+      await insertCredential(db, unsealed, auditEntries(c, now, [credentialRecord("credential.create", unsealed)]));
       return c.json(credentialJson(unsealed), 201);
     }
     const row = await withTeamDataKey(c.env, db, account.teamId, async ({ dataKey, wrapped }) => {
@@ -130,7 +132,8 @@ credentialRoutes.openapi(
         encryptedKey: keyless ? NO_KEY : await encryptCredentialKey(dataKey, owner, body.api_key),
         ...(await sealHeaders(dataKey, { teamId: account.teamId, kind: "credential", id }, body.headers)),
       };
-      return (await insertCredential(db, sealedRow, wrapped)) === "created" ? sealedRow : STALE_DATA_KEY;
+      const audit = auditEntries(c, now, [credentialRecord("credential.create", sealedRow)]);
+      return (await insertCredential(db, sealedRow, audit, wrapped)) === "created" ? sealedRow : STALE_DATA_KEY;
     });
     return c.json(credentialJson(row), 201);
   },
@@ -162,6 +165,7 @@ credentialRoutes.openapi(
     path: "/credentials/{credential_id}/rotate",
     summary: "Replace a credential's key (its owner; a team credential: the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial("credential.rotate", { kind: "credential", param: "credential_id" })],
     request: { params: idParam("credential_id"), body: jsonBody(RotateCredential) },
     responses: { 200: json(CredentialSchema, "The credential with its new key_last_four"), ...errorResponses(403, 404, 412) },
   }),
@@ -170,9 +174,11 @@ credentialRoutes.openapi(
     const { api_key } = c.req.valid("json");
     const db = d1(c.env.DB);
     const credential = await managed(c.var.principal, db, credential_id);
+    const now = Date.now();
+    const audit = auditEntries(c, now, [credentialRecord("credential.rotate", credential)]);
     const row = await withTeamDataKey(c.env, db, credential.teamId, async ({ dataKey, wrapped }) => {
       const encryptedKey = await encryptCredentialKey(dataKey, { teamId: credential.teamId, credentialId: credential.id }, api_key);
-      return replaceCredentialKey(db, credential, { encryptedKey, keyLastFour: keyLastFour(api_key) }, wrapped, Date.now());
+      return replaceCredentialKey(db, credential, { encryptedKey, keyLastFour: keyLastFour(api_key) }, wrapped, now, audit);
     });
     if (!row) throw new AppError("not_found", `credential ${credential_id} not found`);
     forgetModelCatalogs();
@@ -186,6 +192,7 @@ credentialRoutes.openapi(
     path: "/credentials/{credential_id}",
     summary: "Delete a credential (its owner; a team credential: the team's admins); models on it stop being listed",
     security: BEARER,
+    middleware: [recordsDenial("credential.delete", { kind: "credential", param: "credential_id" })],
     request: { params: idParam("credential_id") },
     responses: { 204: { description: "Deleted" }, ...errorResponses(403, 404) },
   }),
@@ -193,11 +200,23 @@ credentialRoutes.openapi(
     const { credential_id } = c.req.valid("param");
     const db = d1(c.env.DB);
     const credential = await managed(c.var.principal, db, credential_id);
-    await deleteCredential(db, credential.id, Date.now());
+    const now = Date.now();
+    await deleteCredential(db, credential.id, now, auditEntries(c, now, [credentialRecord("credential.delete", credential)]));
     forgetModelCatalogs();
     return c.body(null, 204);
   },
 );
+
+/** A credential's audit entry: what it is, never its key or header values (docs/hosting.md#audit-log). */
+function credentialRecord(action: "credential.create" | "credential.rotate" | "credential.delete", row: CredentialRow) {
+  const names = headerNames(row);
+  return {
+    action,
+    target: { kind: "credential", id: row.id, name: row.name, userId: row.ownerUserId },
+    teamId: row.teamId,
+    details: { scope: row.scope, provider: row.provider, has_key: row.encryptedKey !== NO_KEY, header_names: names },
+  };
+}
 
 /** A credential the caller may change: 404 outside their reach, 403 when they only see it. */
 async function managed(principal: Parameters<typeof ownedReach>[0], db: D1Db, id: string): Promise<CredentialRow> {

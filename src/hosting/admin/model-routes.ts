@@ -12,6 +12,7 @@ import { type D1Db, d1, newId } from "../store/db.ts";
 import { deleteModel, insertModel, type ModelPatch, type ModelRow, modelById, modelsVisibleTo, updateModel } from "../store/model-rows.ts";
 import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { checkOutbound, HeaderNames, Headers, refuseUsageKeys, Scope } from "./credential-routes.ts";
 import { headerNames, type HeadersOwner, NO_HEADERS, openHeaders, sealHeaders } from "../keys/sealed-headers.ts";
@@ -126,6 +127,7 @@ modelRoutes.openapi(
     path: "/models",
     summary: 'Add a model on one of the caller\'s credentials: scope "user" (anyone) or "team" (the team\'s admins)',
     security: BEARER,
+    middleware: [recordsDenial("model.create", { kind: "model" })],
     request: { body: jsonBody(CreateModel) },
     responses: { 201: json(ModelSchema, "The model"), ...errorResponses(403, 404, 409) },
   }),
@@ -155,11 +157,12 @@ modelRoutes.openapi(
       deletedAtMs: null,
     };
     const sealing = Object.keys(body.headers ?? {}).length > 0;
+    const audit = auditEntries(c, now, [modelRecord("model.create", unsealed, Object.keys(body))]);
     const created = !sealing
-      ? { row: unsealed, inserted: await insertModel(db, unsealed) }
+      ? { row: unsealed, inserted: await insertModel(db, unsealed, audit) }
       : await withTeamDataKey(c.env, db, owner.teamId, async ({ dataKey, wrapped }) => {
           const row = { ...unsealed, ...(await sealHeaders(dataKey, headersOwner(unsealed), body.headers)) };
-          const inserted = await insertModel(db, row, wrapped);
+          const inserted = await insertModel(db, row, audit, wrapped);
           return inserted === STALE_DATA_KEY ? STALE_DATA_KEY : { row, inserted };
         });
     if (created.inserted === "name-taken") throw nameTaken(body.name);
@@ -211,6 +214,7 @@ modelRoutes.openapi(
     path: "/models/{model_id}",
     summary: "Change a model (its owner; a team model: the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial(modelActions, { kind: "model", param: "model_id" })],
     request: { params: idParam("model_id"), body: jsonBody(PatchModel) },
     responses: { 200: json(ModelSchema, "The model"), ...errorResponses(403, 404, 409) },
   }),
@@ -232,13 +236,17 @@ modelRoutes.openapi(
       ...(body.enabled !== undefined && { enabled: body.enabled }),
       ...rowSettings(body),
     };
+    const now = Date.now();
+    const recorded = modelActions(body).map((action) => modelRecord(action, { ...model, ...patch }, Object.keys(body)));
+    const [first, ...rest] = recorded;
+    const audit = first ? auditEntries(c, now, [first, ...rest]) : [];
     const updated =
       body.headers === undefined || body.headers === null
-        ? await updateModel(db, model, { ...patch, ...(body.headers === null && { ...NO_HEADERS, headersJson: null }) }, Date.now())
+        ? await updateModel(db, model, { ...patch, ...(body.headers === null && { ...NO_HEADERS, headersJson: null }) }, now, audit)
         : await withTeamDataKey(c.env, db, model.teamId, async (key) => {
             const headers = await patchedHeaders(key, model, body.headers ?? {});
             const stored = await sealHeaders(key.dataKey, headersOwner(model), headers);
-            return updateModel(db, model, { ...patch, ...stored, headersJson: null }, Date.now(), key.wrapped);
+            return updateModel(db, model, { ...patch, ...stored, headersJson: null }, now, audit, key.wrapped);
           });
     if (updated === "name-taken") throw nameTaken(body.name ?? "");
     // Stale only comes from an update without sealed headers, which has no key to go stale.
@@ -254,6 +262,7 @@ modelRoutes.openapi(
     path: "/models/{model_id}",
     summary: "Delete a model (its owner; a team model: the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial("model.delete", { kind: "model", param: "model_id" })],
     request: { params: idParam("model_id") },
     responses: { 204: { description: "Deleted" }, ...errorResponses(403, 404) },
   }),
@@ -261,11 +270,36 @@ modelRoutes.openapi(
     const { model_id } = c.req.valid("param");
     const db = d1(c.env.DB);
     const model = within(await modelById(db, model_id), (m) => ownedReach(c.var.principal, m), "manage", `model ${model_id}`);
-    await deleteModel(db, model.id, Date.now());
+    const now = Date.now();
+    await deleteModel(db, model.id, now, auditEntries(c, now, [modelRecord("model.delete", model, [])]));
     forgetModelCatalogs();
     return c.body(null, 204);
   },
 );
+
+/** What a PATCH of a model records: enabling or disabling, and changing anything else, each its own action. */
+function modelActions(body: Record<string, unknown>): ("model.update" | "model.enable" | "model.disable")[] {
+  const toggle = body.enabled === undefined ? [] : [body.enabled ? ("model.enable" as const) : ("model.disable" as const)];
+  const other = Object.keys(body).some((key) => key !== "enabled" && body[key] !== undefined) ? (["model.update"] as const) : [];
+  return [...other, ...toggle];
+}
+
+/** A model's audit entry: the fields a change names and its header names, never a value of those (docs/hosting.md#audit-log). */
+function modelRecord(action: Recorded["action"], row: ModelRow, fields: string[]): Recorded {
+  const names = headerNames(row);
+  return {
+    action,
+    target: { kind: "model", id: row.id, name: row.name, userId: row.ownerUserId },
+    teamId: row.teamId,
+    details: {
+      scope: row.scope,
+      credential_id: row.credentialId,
+      ...(action === "model.update" && { fields: fields.filter((f) => f !== "enabled").sort() }),
+      ...(action === "model.create" && { model: row.model, enabled: row.enabled }),
+      header_names: names,
+    },
+  };
+}
 
 /**
  * The credential a model of `owner` may run on: one the caller sees (else 404), of the model's

@@ -10,6 +10,8 @@ import { loadKeyring } from "../keys/kek.ts";
 import { teamDataKeys } from "../store/data-key-rows.ts";
 import { d1 } from "../store/db.ts";
 import { requireOperator } from "./access.ts";
+import { auditEntries, recordsDenial } from "./audit-context.ts";
+import { auditInsert } from "../store/audit-rows.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { BEARER, errorResponses, json } from "./schemas.ts";
 
@@ -37,6 +39,7 @@ rotateRoutes.openapi(
     path: "/admin/rotate-data-keys",
     summary: "Give every team a new data key and re-encrypt every stored secret under it (operator)",
     security: BEARER,
+    middleware: [recordsDenial("keys.rotate", { kind: "data_keys", id: "all" })],
     request: {
       query: z.object({ team_id: z.string().max(100).optional().openapi({ description: "Only this team's data key" }) }),
     },
@@ -70,7 +73,23 @@ rotateRoutes.openapi(
     }
     counts.failed = counts.failures.length;
     forgetModelCatalogs();
-    // The audit log's entry for this rotation (the operator, the counts) is written here.
+    // One entry for the whole run, after it: a rotation is many batches, each safe to repeat (docs/hosting.md#audit-log).
+    const now = Date.now();
+    const { failures, ...figures } = counts;
+    await db.batch([
+      auditInsert(
+        db,
+        auditEntries(c, now, [
+          {
+            action: "keys.rotate",
+            target: { kind: "data_keys", id: team_id ?? "all" },
+            teamId: team_id ?? null,
+            details: { ...figures, failed_team_ids: failures.map((f) => f.team_id) },
+            outcome: failures.length > 0 ? "failed" : "ok",
+          },
+        ]),
+      ),
+    ]);
     return c.json(counts, 200);
   },
 );

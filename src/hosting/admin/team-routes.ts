@@ -1,5 +1,6 @@
 // Teams: the operator creates them; the operator and a team's admins change them;
 // GET lists every team for the operator and the caller's own team for anyone else.
+// Each write is recorded in the audit log (team.create, team.rename, team.budget).
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError } from "../../core/errors.ts";
 import { d1 } from "../store/db.ts";
@@ -8,6 +9,7 @@ import { forgetCachedLimits } from "../limits/limits-cache.ts";
 import { allTeams, createTeam, type TeamPatch, type TeamRow, teamById, updateTeam } from "../store/team-rows.ts";
 import { requireOperator, teamReach, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 const Name = z.string().trim().min(1).max(200).openapi({ example: "Platform" });
@@ -48,6 +50,7 @@ teamRoutes.openapi(
     path: "/teams",
     summary: "Create a team (operator)",
     security: BEARER,
+    middleware: [recordsDenial("team.create", { kind: "team" })],
     request: { body: jsonBody(CreateTeam) },
     responses: { 201: json(TeamSchema, "The new team"), ...errorResponses(403, 409, 501) },
   }),
@@ -55,10 +58,17 @@ teamRoutes.openapi(
     requireOperator(c.var.principal, c.env);
     const body = c.req.valid("json");
     refuseReservedName(body.name);
-    const created = await createTeam(
-      d1(c.env.DB),
-      { name: body.name, monthlyTokenBudget: body.monthly_token_budget ?? null, codeModeCpuMs: body.code_mode_cpu_ms ?? null },
-      Date.now(),
+    const now = Date.now();
+    const team = { name: body.name, monthlyTokenBudget: body.monthly_token_budget ?? null, codeModeCpuMs: body.code_mode_cpu_ms ?? null };
+    const created = await createTeam(d1(c.env.DB), team, now, (row) =>
+      auditEntries(c, now, [
+        {
+          action: "team.create",
+          target: teamTarget(row),
+          teamId: row.id,
+          details: { monthly_token_budget: row.monthlyTokenBudget, code_mode_cpu_ms: row.codeModeCpuMs },
+        },
+      ]),
     );
     if ("conflict" in created) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
     return c.json(teamJson(created.team), 201);
@@ -88,6 +98,7 @@ teamRoutes.openapi(
     path: "/teams/{team_id}",
     summary: "Rename a team or change its budget (operator, the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial(teamActions, { kind: "team", param: "team_id" })],
     request: { params: idParam("team_id"), body: jsonBody(PatchTeam) },
     responses: { 200: json(TeamSchema, "The team"), ...errorResponses(403, 404, 409) },
   }),
@@ -102,12 +113,44 @@ teamRoutes.openapi(
       ...(body.monthly_token_budget !== undefined && { monthlyTokenBudget: body.monthly_token_budget }),
       ...(body.code_mode_cpu_ms !== undefined && { codeModeCpuMs: body.code_mode_cpu_ms }),
     };
-    const updated = await updateTeam(db, team.id, patch, Date.now());
+    const now = Date.now();
+    const recorded: Recorded[] = teamActions(body).map((action) => ({
+      action,
+      target: teamTarget(team),
+      teamId: team.id,
+      details: teamChange(action, team, body),
+    }));
+    const [first, ...rest] = recorded;
+    const updated = await updateTeam(db, team.id, patch, now, first ? auditEntries(c, now, [first, ...rest]) : []);
     forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
     if ("conflict" in updated) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
     return c.json(teamJson(updated.team), 200);
   },
 );
+
+/** What a PATCH of a team records: one action per thing it changes. */
+function teamActions(body: {
+  name?: unknown;
+  monthly_token_budget?: unknown;
+  code_mode_cpu_ms?: unknown;
+}): ("team.rename" | "team.budget" | "team.cell_cpu")[] {
+  return [
+    ...(body.name !== undefined ? (["team.rename"] as const) : []),
+    ...(body.monthly_token_budget !== undefined ? (["team.budget"] as const) : []),
+    ...(body.code_mode_cpu_ms !== undefined ? (["team.cell_cpu"] as const) : []),
+  ];
+}
+
+/** What one recorded team change was, from what to what. */
+function teamChange(action: ReturnType<typeof teamActions>[number], team: TeamRow, body: z.infer<typeof PatchTeam>) {
+  if (action === "team.rename") return { from: team.name, to: body.name };
+  if (action === "team.budget") return { from: team.monthlyTokenBudget, to: body.monthly_token_budget };
+  return { from: team.codeModeCpuMs, to: body.code_mode_cpu_ms };
+}
+
+function teamTarget(team: TeamRow) {
+  return { kind: "team", id: team.id, name: team.name };
+}
 
 function teamJson(team: TeamRow) {
   return {

@@ -1,5 +1,7 @@
 // A user's tokens: issued, listed and revoked by the operator, the team's admins
-// and the user. The token is shown once, at issue; only its hash is stored.
+// and the user. The token is shown once, at issue; only its hash is stored. Issuing and
+// revoking are recorded in the audit log; a token issued by someone else names them
+// (`issued_by`) in its user's list (docs/hosting.md#audit-log).
 import { createRoute, z } from "@hono/zod-openapi";
 import { forgetCachedToken } from "../auth/principal.ts";
 import { newUserToken, userTokenHash } from "../auth/user-token.ts";
@@ -9,6 +11,7 @@ import { issueToken, liveTokenCount, revokeToken, type TokenRow, tokenById, toke
 import { activeUser } from "../store/user-rows.ts";
 import { userReach, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { actorOf, auditEntries, recordsDenial } from "./audit-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
@@ -23,6 +26,14 @@ const TokenSchema = z
     expires_at: Timestamp.nullable(),
     last_used_at: Timestamp.nullable().openapi({ description: "Updated at most once a minute" }),
     revoked_at: Timestamp.nullable(),
+    issued_by: z
+      .object({
+        kind: z.enum(["operator", "user", "local", "sso"]),
+        id: z.string(),
+        email: z.string().nullable(),
+      })
+      .nullable()
+      .openapi({ description: "Who issued it when not its own user (the operator or an admin); null: the user did" }),
   })
   .openapi("Token");
 
@@ -55,6 +66,7 @@ tokenRoutes.openapi(
     path: "/users/{user_id}/tokens",
     summary: "Issue a token for a user (operator, the team's admins, the user)",
     security: BEARER,
+    middleware: [recordsDenial("token.issue", { kind: "token" })],
     request: { params: idParam("user_id"), body: jsonBody(IssueToken) },
     responses: { 201: json(IssuedTokenSchema, "The token, shown this once"), ...errorResponses(404, 429) },
   }),
@@ -70,7 +82,25 @@ tokenRoutes.openapi(
       throw new AppError("resource_exhausted", `user ${user.id} already has ${MAX_LIVE_TOKENS_PER_USER} live tokens; revoke one first`);
     }
     const token = newUserToken();
-    const row = await issueToken(db, { userId: user.id, name: body.name, tokenHash: await userTokenHash(token), expiresAtMs }, now);
+    const principal = c.var.principal;
+    const forOther = principal.kind !== "user" || principal.id !== user.id;
+    const issued = {
+      userId: user.id,
+      name: body.name,
+      tokenHash: await userTokenHash(token),
+      expiresAtMs,
+      issuedBy: forOther ? actorOf(principal) : null,
+    };
+    const row = await issueToken(db, issued, now, (t) =>
+      auditEntries(c, now, [
+        {
+          action: "token.issue",
+          target: { kind: "token", id: t.id, name: t.name, userId: user.id },
+          teamId: user.teamId,
+          details: { user_id: user.id, for_other: forOther, expires_at: iso(t.expiresAtMs) },
+        },
+      ]),
+    );
     return c.json({ id: row.id, name: row.name, token, created_at: iso(row.createdAtMs), expires_at: iso(row.expiresAtMs) }, 201);
   },
 );
@@ -98,6 +128,7 @@ tokenRoutes.openapi(
     path: "/tokens/{token_id}",
     summary: "Revoke a token (operator, the team's admins, the user); it stops working within 5 s everywhere",
     security: BEARER,
+    middleware: [recordsDenial("token.revoke", { kind: "token", param: "token_id" })],
     request: { params: idParam("token_id") },
     responses: { 204: { description: "Revoked (revoking again changes nothing)" }, ...errorResponses(404) },
   }),
@@ -106,8 +137,21 @@ tokenRoutes.openapi(
     const db = d1(c.env.DB);
     const token = await tokenById(db, token_id);
     const owner = token ? await activeUser(db, token.userId) : undefined;
-    within(owner, (u) => userReach(c.var.principal, u), "view", `token ${token_id}`);
-    await revokeToken(db, token_id, Date.now());
+    const user = within(owner, (u) => userReach(c.var.principal, u), "view", `token ${token_id}`);
+    const now = Date.now();
+    await revokeToken(
+      db,
+      token_id,
+      now,
+      auditEntries(c, now, [
+        {
+          action: "token.revoke",
+          target: { kind: "token", id: token_id, name: token?.name, userId: user.id },
+          teamId: user.teamId,
+          details: { user_id: user.id },
+        },
+      ]),
+    );
     forgetCachedToken(token_id);
     return c.body(null, 204);
   },
@@ -121,5 +165,7 @@ function tokenJson(token: TokenRow) {
     expires_at: iso(token.expiresAtMs),
     last_used_at: iso(token.lastUsedAtMs),
     revoked_at: iso(token.revokedAtMs),
+    issued_by:
+      token.issuedByKind && token.issuedById ? { kind: token.issuedByKind, id: token.issuedById, email: token.issuedByEmail } : null,
   };
 }

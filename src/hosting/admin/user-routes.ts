@@ -1,5 +1,6 @@
 // A team's users: the operator and the team's admins add, list, change and remove
-// them. Removing a user revokes their tokens; a team keeps at least one admin.
+// them. Removing a user revokes their tokens; a team keeps at least one admin. Each write is
+// recorded in the audit log (user.add, user.role, user.limits, user.remove).
 import { createRoute, z } from "@hono/zod-openapi";
 import { forgetCachedUser } from "../auth/principal.ts";
 import { forgetCachedLimits } from "../limits/limits-cache.ts";
@@ -9,6 +10,7 @@ import { teamById } from "../store/team-rows.ts";
 import { activeUser, activeUsersOfTeam, addUser, removeUser, type UserPatch, type UserRow, updateUser } from "../store/user-rows.ts";
 import { teamReach, userReach, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
+import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 const Role = z.enum(["admin", "member"]);
@@ -58,6 +60,7 @@ userRoutes.openapi(
     path: "/teams/{team_id}/users",
     summary: "Add a user to a team (operator, the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial("user.add", { kind: "user" })],
     request: { params: idParam("team_id"), body: jsonBody(CreateUser) },
     responses: { 201: json(UserSchema, "The new user"), ...errorResponses(403, 404, 409) },
   }),
@@ -66,6 +69,7 @@ userRoutes.openapi(
     const body = c.req.valid("json");
     const db = d1(c.env.DB);
     const team = within(await teamById(db, team_id), (t) => teamReach(c.var.principal, t.id), "manage", `team ${team_id}`);
+    const now = Date.now();
     const added = await addUser(
       db,
       {
@@ -75,7 +79,11 @@ userRoutes.openapi(
         requestsPerMinute: body.requests_per_minute ?? null,
         maxConcurrentRuns: body.max_concurrent_runs ?? null,
       },
-      Date.now(),
+      now,
+      (user) =>
+        auditEntries(c, now, [
+          { action: "user.add", target: userTarget(user), teamId: user.teamId, details: { role: user.role, ...limitsOf(user) } },
+        ]),
     );
     if ("conflict" in added) throw new AppError("already_exists", `team ${team.id} already has a user with that email`);
     return c.json(userJson(added.user), 201);
@@ -105,6 +113,7 @@ userRoutes.openapi(
     path: "/users/{user_id}",
     summary: "Change a user's role or limits (operator, the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial(userActions, { kind: "user", param: "user_id" })],
     request: { params: idParam("user_id"), body: jsonBody(PatchUser) },
     responses: { 200: json(UserSchema, "The user"), ...errorResponses(403, 404, 412) },
   }),
@@ -118,7 +127,16 @@ userRoutes.openapi(
       ...(body.requests_per_minute !== undefined && { requestsPerMinute: body.requests_per_minute }),
       ...(body.max_concurrent_runs !== undefined && { maxConcurrentRuns: body.max_concurrent_runs }),
     };
-    const updated = await updateUser(db, user, patch, Date.now());
+    const now = Date.now();
+    const after = { ...user, ...patch };
+    const recorded: Recorded[] = userActions(body).map((action) => ({
+      action,
+      target: userTarget(user),
+      teamId: user.teamId,
+      details: action === "user.role" ? { from: user.role, to: after.role } : { from: limitsOf(user), to: limitsOf(after) },
+    }));
+    const [first, ...rest] = recorded;
+    const updated = await updateUser(db, user, patch, now, first ? auditEntries(c, now, [first, ...rest]) : []);
     if (!updated) throw lastAdmin(user);
     forgetCachedUser(user.id); // the new role holds here at once, elsewhere within 5 s
     forgetCachedLimits(); // so do new limits (docs/hosting.md#limits)
@@ -132,6 +150,7 @@ userRoutes.openapi(
     path: "/users/{user_id}",
     summary: "Remove a user; their tokens stop working (operator, the team's admins)",
     security: BEARER,
+    middleware: [recordsDenial("user.remove", { kind: "user", param: "user_id" })],
     request: { params: idParam("user_id") },
     responses: { 204: { description: "Removed" }, ...errorResponses(403, 404, 412) },
   }),
@@ -139,11 +158,33 @@ userRoutes.openapi(
     const { user_id } = c.req.valid("param");
     const db = d1(c.env.DB);
     const user = within(await activeUser(db, user_id), (u) => userReach(c.var.principal, u), "manage", `user ${user_id}`);
-    if (!(await removeUser(db, user, Date.now()))) throw lastAdmin(user);
+    const now = Date.now();
+    const audit = auditEntries(c, now, [
+      { action: "user.remove", target: userTarget(user), teamId: user.teamId, details: { role: user.role } },
+    ]);
+    if (!(await removeUser(db, user, now, audit))) throw lastAdmin(user);
     forgetCachedUser(user.id);
     return c.body(null, 204);
   },
 );
+
+/** What a PATCH of a user records: one action per thing it changes. */
+function userActions(body: {
+  role?: unknown;
+  requests_per_minute?: unknown;
+  max_concurrent_runs?: unknown;
+}): ("user.role" | "user.limits")[] {
+  const limits = body.requests_per_minute !== undefined || body.max_concurrent_runs !== undefined;
+  return [...(body.role !== undefined ? (["user.role"] as const) : []), ...(limits ? (["user.limits"] as const) : [])];
+}
+
+function userTarget(user: UserRow) {
+  return { kind: "user", id: user.id, name: user.email, userId: user.id };
+}
+
+function limitsOf(user: Pick<UserRow, "requestsPerMinute" | "maxConcurrentRuns">) {
+  return { requests_per_minute: user.requestsPerMinute, max_concurrent_runs: user.maxConcurrentRuns };
+}
 
 function lastAdmin(user: UserRow): AppError {
   return new AppError("failed_precondition", `user ${user.id} is the last admin of team ${user.teamId}; make another user admin first`);

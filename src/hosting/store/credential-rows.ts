@@ -1,7 +1,9 @@
 // Stored provider credentials in D1, by intent: create, read one, list what a
 // user may use (own + team's), replace the key, delete softly. The key column
-// holds ciphertext only (src/hosting/keys/credential-key.ts).
+// holds ciphertext only (src/hosting/keys/credential-key.ts). Each change carries its audit
+// entries into its batch (docs/hosting.md#audit-log).
 import { and, asc, eq, getTableColumns, isNull, or, sql } from "drizzle-orm";
+import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
 import { STALE_DATA_KEY, stillSealedUnder } from "./data-key-rows.ts";
 import type { D1Db } from "./db.ts";
 import { credentials, models } from "./schema/providers.ts";
@@ -9,22 +11,28 @@ import { credentials, models } from "./schema/providers.ts";
 export type CredentialRow = typeof credentials.$inferSelect;
 
 /**
- * Inserts a credential; one with secrets sealed under the team's data key `sealedUnder` only
- * while the team still holds that key, in one statement (a data-key rotation may have replaced it).
+ * Inserts a credential with its audit entries; one with secrets sealed under the team's data key
+ * `sealedUnder` only while the team still holds that key, in one statement (a data-key rotation
+ * may have replaced it), and its entries then only if it was inserted.
  */
-export async function insertCredential(db: D1Db, row: CredentialRow, sealedUnder?: string): Promise<"created" | typeof STALE_DATA_KEY> {
+export async function insertCredential(
+  db: D1Db,
+  row: CredentialRow,
+  audit: [AuditEntry, ...AuditEntry[]],
+  sealedUnder?: string,
+): Promise<"created" | typeof STALE_DATA_KEY> {
   if (sealedUnder === undefined) {
-    await db.insert(credentials).values(row).run();
+    await db.batch([db.insert(credentials).values(row), auditInsert(db, audit)]);
     return "created";
   }
   const values = sql.join(
     Object.entries(getTableColumns(credentials)).map(([key, column]) => sql.param(row[key as keyof CredentialRow], column)),
     sql`, `,
   );
-  const result = await db
-    .insert(credentials)
-    .select(sql`SELECT ${values} WHERE ${stillSealedUnder(row.teamId, sealedUnder)}`)
-    .run();
+  const [result] = await db.batch([
+    db.insert(credentials).select(sql`SELECT ${values} WHERE ${stillSealedUnder(row.teamId, sealedUnder)}`),
+    auditInsertIfChanged(db, audit),
+  ]);
   return result.meta.changes === 1 ? "created" : STALE_DATA_KEY;
 }
 
@@ -63,12 +71,16 @@ export async function replaceCredentialKey(
   key: { encryptedKey: string; keyLastFour: string },
   sealedUnder: string,
   nowMs: number,
+  audit: [AuditEntry, ...AuditEntry[]],
 ): Promise<CredentialRow | typeof STALE_DATA_KEY | undefined> {
-  const [row] = await db
-    .update(credentials)
-    .set({ ...key, updatedAtMs: nowMs })
-    .where(and(eq(credentials.id, current.id), isNull(credentials.deletedAtMs), stillSealedUnder(current.teamId, sealedUnder)))
-    .returning();
+  const [[row]] = await db.batch([
+    db
+      .update(credentials)
+      .set({ ...key, updatedAtMs: nowMs })
+      .where(and(eq(credentials.id, current.id), isNull(credentials.deletedAtMs), stillSealedUnder(current.teamId, sealedUnder)))
+      .returning(),
+    auditInsertIfChanged(db, audit),
+  ]);
   if (row) return row;
   return (await credentialById(db, current.id)) ? STALE_DATA_KEY : undefined;
 }
@@ -77,12 +89,13 @@ export async function replaceCredentialKey(
  * Soft delete, with the models on it in the same batch: they stop being listed and usable at
  * once, and their names are free again (a model nobody can see must not hold a name).
  */
-export async function deleteCredential(db: D1Db, id: string, nowMs: number): Promise<void> {
+export async function deleteCredential(db: D1Db, id: string, nowMs: number, audit: [AuditEntry, ...AuditEntry[]]): Promise<void> {
   await db.batch([
     db
       .update(credentials)
       .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
       .where(and(eq(credentials.id, id), isNull(credentials.deletedAtMs))),
+    auditInsertIfChanged(db, audit),
     db
       .update(models)
       .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })

@@ -3,6 +3,7 @@
 // every stored secret of a team (docs/keys-at-rest.md#rotating-the-data-keys).
 import { and, asc, eq, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { type AuditEntry, auditInsert } from "./audit-rows.ts";
 import type { D1Db } from "./db.ts";
 import { teams } from "./schema/accounts.ts";
 import { credentials, models } from "./schema/providers.ts";
@@ -25,19 +26,21 @@ export async function wrappedDataKeys(db: D1Db): Promise<WrappedDataKey[]> {
 /**
  * Stores each new wrapping, only where the row still holds the one it replaces: the same data
  * key under another KEK, so a concurrent rewrap or a key created meanwhile is never overwritten.
+ * The rewrap's audit entry is written in the same batch (alone when nothing changes).
  */
 export async function replaceWrappedDataKeys(
   db: D1Db,
   changes: { teamId: string; from: string; to: string }[],
   nowMs: number,
+  audit: [AuditEntry, ...AuditEntry[]],
 ): Promise<void> {
-  const [first, ...rest] = changes.map((change) =>
+  const updates = changes.map((change) =>
     db
       .update(teams)
       .set({ wrappedDataKey: change.to, updatedAtMs: nowMs })
       .where(and(eq(teams.id, change.teamId), eq(teams.wrappedDataKey, change.from))),
   );
-  if (first) await db.batch([first, ...rest]);
+  await db.batch([auditInsert(db, audit), ...updates]);
 }
 
 /** What a write sealed under a data key answers when the team no longer holds that key: seal again with the current one. */

@@ -3,10 +3,11 @@
 import { drizzle } from "drizzle-orm/d1";
 import { toHex } from "../../core/bytes.ts";
 import * as accounts from "./schema/accounts.ts";
+import * as auditLog from "./schema/audit.ts";
 import * as providers from "./schema/providers.ts";
 import * as usage from "./schema/usage.ts";
 
-const schema = { ...accounts, ...providers, ...usage };
+const schema = { ...accounts, ...auditLog, ...providers, ...usage };
 
 export type D1Db = ReturnType<typeof d1>;
 
@@ -15,7 +16,7 @@ export function d1(db: D1Database) {
 }
 
 /** `<prefix>_<24 hex>`: 96 random bits, so ids neither collide nor can be guessed. */
-export function newId(prefix: "team" | "usr" | "tok" | "cred" | "mdl"): string {
+export function newId(prefix: "team" | "usr" | "tok" | "cred" | "mdl" | "aud"): string {
   return `${prefix}_${toHex(crypto.getRandomValues(new Uint8Array(12)))}`;
 }
 

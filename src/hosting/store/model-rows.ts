@@ -1,8 +1,10 @@
 // Stored models in D1, by intent: create and rename without breaking the one
 // rule on names (unique within what one user sees: their own and their team's),
 // read one, list what a user sees, change, delete softly, and the rows a
-// user's catalogue is built from (src/hosting/config/principal-models.ts).
+// user's catalogue is built from (src/hosting/config/principal-models.ts). Each change
+// carries its audit entries into its batch, written only if the change was (docs/hosting.md#audit-log).
 import { and, asc, eq, getTableColumns, isNull, or, type SQL, sql } from "drizzle-orm";
+import { type AuditEntry, auditInsertIfChanged } from "./audit-rows.ts";
 import { STALE_DATA_KEY, stillSealedUnder } from "./data-key-rows.ts";
 import type { D1Db } from "./db.ts";
 import { teams, users } from "./schema/accounts.ts";
@@ -35,10 +37,12 @@ function nameTaken(name: string, at: NameScope, exceptId: string): SQL {
 /**
  * Inserts unless the name is taken, in one statement (so two racing creates cannot both win); one
  * with headers sealed under the team's data key `sealedUnder` only while the team still holds it.
+ * Its audit entries are written in the same batch, only if it was inserted.
  */
 export async function insertModel(
   db: D1Db,
   row: ModelRow,
+  audit: [AuditEntry, ...AuditEntry[]],
   sealedUnder?: string,
 ): Promise<"created" | "name-taken" | typeof STALE_DATA_KEY> {
   const columns = Object.entries(getTableColumns(models));
@@ -46,12 +50,14 @@ export async function insertModel(
     columns.map(([key, column]) => sql.param(row[key as keyof ModelRow], column)),
     sql`, `,
   );
-  const result = await db
-    .insert(models)
-    .select(
-      sql`SELECT ${values} WHERE NOT ${nameTaken(row.name, row, row.id)}${sealedUnder === undefined ? sql`` : sql` AND ${stillSealedUnder(row.teamId, sealedUnder)}`}`,
-    )
-    .run();
+  const [result] = await db.batch([
+    db
+      .insert(models)
+      .select(
+        sql`SELECT ${values} WHERE NOT ${nameTaken(row.name, row, row.id)}${sealedUnder === undefined ? sql`` : sql` AND ${stillSealedUnder(row.teamId, sealedUnder)}`}`,
+      ),
+    auditInsertIfChanged(db, audit),
+  ]);
   if (result.meta.changes === 1) return "created";
   return sealedUnder !== undefined && (await dataKeyChanged(db, row.teamId, sealedUnder)) ? STALE_DATA_KEY : "name-taken";
 }
@@ -76,10 +82,11 @@ export async function updateModel(
   current: ModelRow,
   patch: ModelPatch,
   nowMs: number,
+  audit: AuditEntry[],
   sealedUnder?: string,
 ): Promise<{ model: ModelRow } | "name-taken" | "gone" | typeof STALE_DATA_KEY> {
   const renamed = patch.name !== undefined && patch.name !== current.name;
-  const [row] = await db
+  const update = db
     .update(models)
     .set({ ...patch, updatedAtMs: nowMs })
     .where(
@@ -91,17 +98,21 @@ export async function updateModel(
       ),
     )
     .returning();
+  const [first, ...rest] = audit;
+  const [[row]] = first ? await db.batch([update, auditInsertIfChanged(db, [first, ...rest])]) : [await update];
   if (row) return { model: row };
   if (sealedUnder !== undefined && (await dataKeyChanged(db, current.teamId, sealedUnder))) return STALE_DATA_KEY;
   return renamed && (await modelById(db, current.id)) ? "name-taken" : "gone";
 }
 
-export async function deleteModel(db: D1Db, id: string, nowMs: number): Promise<void> {
-  await db
-    .update(models)
-    .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
-    .where(and(eq(models.id, id), isNull(models.deletedAtMs)))
-    .run();
+export async function deleteModel(db: D1Db, id: string, nowMs: number, audit: [AuditEntry, ...AuditEntry[]]): Promise<void> {
+  await db.batch([
+    db
+      .update(models)
+      .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
+      .where(and(eq(models.id, id), isNull(models.deletedAtMs))),
+    auditInsertIfChanged(db, audit),
+  ]);
 }
 
 /** Models whose credential is live: what a user sees (own + team's), or everything for the operator. */

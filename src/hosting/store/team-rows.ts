@@ -1,5 +1,7 @@
-// Teams in D1, by intent: create, list, read one, change name or budget.
+// Teams in D1, by intent: create, list, read one, change name or budget; each change with
+// its audit entries in the same batch (docs/hosting.md#audit-log).
 import { and, asc, eq, isNull } from "drizzle-orm";
+import { type AuditEntry, auditInsert } from "./audit-rows.ts";
 import { type D1Db, isUniqueViolation, newId } from "./db.ts";
 import { HOSTED_TEAMS } from "./local-account.ts";
 import { teams } from "./schema/accounts.ts";
@@ -16,6 +18,7 @@ export async function createTeam(
   db: D1Db,
   team: { name: string; monthlyTokenBudget: number | null; codeModeCpuMs?: number | null },
   nowMs: number,
+  audit: (team: TeamRow) => [AuditEntry, ...AuditEntry[]],
 ): Promise<{ team: TeamRow } | { conflict: "name" }> {
   const row: TeamRow = {
     id: newId("team"),
@@ -27,7 +30,7 @@ export async function createTeam(
     updatedAtMs: nowMs,
   };
   try {
-    await db.insert(teams).values(row).run();
+    await db.batch([db.insert(teams).values(row), auditInsert(db, audit(row))]);
   } catch (err) {
     if (isUniqueViolation(err)) return { conflict: "name" };
     throw err;
@@ -43,13 +46,22 @@ export async function teamById(db: D1Db, id: string): Promise<TeamRow | undefine
   return db.select().from(teams).where(eq(teams.id, id)).get();
 }
 
-export async function updateTeam(db: D1Db, id: string, patch: TeamPatch, nowMs: number): Promise<{ team: TeamRow } | { conflict: "name" }> {
+/** A name taken fails the whole batch, its entries with it. */
+export async function updateTeam(
+  db: D1Db,
+  id: string,
+  patch: TeamPatch,
+  nowMs: number,
+  audit: AuditEntry[],
+): Promise<{ team: TeamRow } | { conflict: "name" }> {
   try {
-    const [row] = await db
+    const update = db
       .update(teams)
       .set({ ...patch, updatedAtMs: nowMs })
       .where(eq(teams.id, id))
       .returning();
+    const [first, ...rest] = audit;
+    const [[row]] = first ? await db.batch([update, auditInsert(db, [first, ...rest])]) : [await update];
     if (!row) throw new Error("updateTeam: the team vanished");
     return { team: row };
   } catch (err) {

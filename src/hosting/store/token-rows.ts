@@ -1,6 +1,7 @@
 // User tokens in D1, by intent: issue, list, revoke, and the one lookup every
 // request with a user token depends on (behind the cache in src/hosting/auth/token-cache.ts).
 import { and, asc, count, eq, gt, isNull, lt, or } from "drizzle-orm";
+import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
 import { type D1Db, newId } from "./db.ts";
 import { type Role, tokens, users } from "./schema/accounts.ts";
 
@@ -17,13 +18,31 @@ export interface TokenOwner {
   lastUsedAtMs: number | null;
 }
 
+/** Who issued a token for someone else; null when its own user did. */
+export interface IssuedBy {
+  kind: "operator" | "user" | "local" | "sso";
+  id: string;
+  email: string | null;
+}
+
 export async function issueToken(
   db: D1Db,
-  token: { userId: string; name: string; tokenHash: string; expiresAtMs: number | null },
+  token: { userId: string; name: string; tokenHash: string; expiresAtMs: number | null; issuedBy: IssuedBy | null },
   nowMs: number,
+  audit: (token: TokenRow) => [AuditEntry, ...AuditEntry[]],
 ): Promise<TokenRow> {
-  const row: TokenRow = { id: newId("tok"), ...token, createdAtMs: nowMs, lastUsedAtMs: null, revokedAtMs: null };
-  await db.insert(tokens).values(row).run();
+  const { issuedBy, ...fields } = token;
+  const row: TokenRow = {
+    id: newId("tok"),
+    ...fields,
+    createdAtMs: nowMs,
+    lastUsedAtMs: null,
+    revokedAtMs: null,
+    issuedByKind: issuedBy?.kind ?? null,
+    issuedById: issuedBy?.id ?? null,
+    issuedByEmail: issuedBy?.email ?? null,
+  };
+  await db.batch([db.insert(tokens).values(row), auditInsert(db, audit(row))]);
   return row;
 }
 
@@ -44,13 +63,15 @@ export async function tokenById(db: D1Db, id: string): Promise<TokenRow | undefi
   return db.select().from(tokens).where(eq(tokens.id, id)).get();
 }
 
-/** Revokes once; a second revoke keeps the first time. */
-export async function revokeToken(db: D1Db, id: string, nowMs: number): Promise<void> {
-  await db
-    .update(tokens)
-    .set({ revokedAtMs: nowMs })
-    .where(and(eq(tokens.id, id), isNull(tokens.revokedAtMs)))
-    .run();
+/** Revokes once; a second revoke keeps the first time and records nothing. */
+export async function revokeToken(db: D1Db, id: string, nowMs: number, audit: [AuditEntry, ...AuditEntry[]]): Promise<void> {
+  await db.batch([
+    db
+      .update(tokens)
+      .set({ revokedAtMs: nowMs })
+      .where(and(eq(tokens.id, id), isNull(tokens.revokedAtMs))),
+    auditInsertIfChanged(db, audit),
+  ]);
 }
 
 /** The owner of a live token by its hash: not revoked, not expired, its user not removed. */

@@ -1,7 +1,9 @@
 // Users in D1, by intent. Removal is soft and revokes the user's tokens in the
 // same batch. A team keeps at least one admin: demoting or removing its last
 // one is refused inside the statement itself, so two concurrent calls cannot both pass.
+// Each change carries its audit entries into its batch (docs/hosting.md#audit-log).
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
 import { type D1Db, isUniqueViolation, newId } from "./db.ts";
 import { type Role, tokens, users } from "./schema/accounts.ts";
 
@@ -21,10 +23,15 @@ export interface UserPatch {
   maxConcurrentRuns?: number | null;
 }
 
-export async function addUser(db: D1Db, user: NewUser, nowMs: number): Promise<{ user: UserRow } | { conflict: "email" }> {
+export async function addUser(
+  db: D1Db,
+  user: NewUser,
+  nowMs: number,
+  audit: (user: UserRow) => [AuditEntry, ...AuditEntry[]],
+): Promise<{ user: UserRow } | { conflict: "email" }> {
   const row: UserRow = { id: newId("usr"), ...user, createdAtMs: nowMs, updatedAtMs: nowMs, removedAtMs: null };
   try {
-    await db.insert(users).values(row).run();
+    await db.batch([db.insert(users).values(row), auditInsert(db, audit(row))]);
   } catch (err) {
     if (isUniqueViolation(err)) return { conflict: "email" };
     throw err;
@@ -51,24 +58,33 @@ export async function activeUsersOfTeam(db: D1Db, teamId: string): Promise<UserR
 }
 
 /** Changes role or limits; undefined when the change would leave the team without an admin. */
-export async function updateUser(db: D1Db, user: UserRow, patch: UserPatch, nowMs: number): Promise<UserRow | undefined> {
+export async function updateUser(
+  db: D1Db,
+  user: UserRow,
+  patch: UserPatch,
+  nowMs: number,
+  audit: AuditEntry[],
+): Promise<UserRow | undefined> {
   const demotes = user.role === "admin" && patch.role !== undefined && patch.role !== "admin";
-  const [row] = await db
+  const update = db
     .update(users)
     .set({ ...patch, updatedAtMs: nowMs })
     .where(and(eq(users.id, user.id), isNull(users.removedAtMs), demotes ? anotherAdminRemains(user) : undefined))
     .returning();
+  const [first, ...rest] = audit;
+  const [[row]] = first ? await db.batch([update, auditInsertIfChanged(db, [first, ...rest])]) : [await update];
   return row;
 }
 
 /** Removes the user and revokes their tokens; false when they are the team's last admin. */
-export async function removeUser(db: D1Db, user: UserRow, nowMs: number): Promise<boolean> {
+export async function removeUser(db: D1Db, user: UserRow, nowMs: number, audit: [AuditEntry, ...AuditEntry[]]): Promise<boolean> {
   const [removed] = await db.batch([
     db
       .update(users)
       .set({ removedAtMs: nowMs, updatedAtMs: nowMs })
       .where(and(eq(users.id, user.id), isNull(users.removedAtMs), user.role === "admin" ? anotherAdminRemains(user) : undefined))
       .returning({ id: users.id }),
+    auditInsertIfChanged(db, audit),
     // Runs after the removal in the same batch: revokes only if the user is now removed.
     db
       .update(tokens)

@@ -2,6 +2,7 @@
 // (credential keys, header values) is re-encrypted under it; afterwards an old D1 backup with
 // today's KEY_ENCRYPTION_KEY opens none of today's rows, today's key none of the backup's, and
 // everything still works. A write racing the rotation ends up under the new key.
+import type { AuditEntry } from "../../../src/hosting/store/audit-rows.ts";
 import { describe, expect, it } from "vitest";
 import { env, exports } from "cloudflare:workers";
 import { decryptCredentialKey, encryptCredentialKey } from "../../../src/hosting/keys/credential-key.ts";
@@ -148,7 +149,7 @@ describe("data-key rotation", () => {
         updatedAtMs: now,
         deletedAtMs: null,
       };
-      return insertCredential(db, row, wrapped);
+      return insertCredential(db, row, [testEntry(row.teamId, row.id)], wrapped);
     });
     await withTimeout(holdingOldKey.promise, 5_000, "the writer to hold the old key");
     let createdInGap = "";
@@ -205,7 +206,7 @@ describe("data-key rotation", () => {
       updatedAtMs: now,
       deletedAtMs: null,
     };
-    expect(await insertCredential(db, row, old.wrapped)).toBe(STALE_DATA_KEY);
+    expect(await insertCredential(db, row, [testEntry(row.teamId, row.id)], old.wrapped)).toBe(STALE_DATA_KEY);
     expect(await env.DB.prepare("SELECT 1 FROM credentials WHERE id = ?").bind(id).first()).toBeNull();
   });
 
@@ -236,5 +237,25 @@ describe("data-key rotation", () => {
       const res = await api<ApiError>("POST", "/api/v1/admin/rotate-data-keys", { token });
       expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 403, code: "permission_denied" });
     }
+    // The operator's run is one keys.rotate entry with its counts; the refusals are denied entries.
+    type Entries = { entries: { outcome: string; target: { id: string }; details: Record<string, unknown> }[] };
+    const entries = expectStatus(await api<Entries>("GET", "/api/v1/audit?action=keys.rotate&limit=200"), 200).entries;
+    expect(entries.find((e) => e.outcome === "ok" && e.target.id === team.id)?.details).toMatchObject({ rotated: 1, credential_keys: 1 });
+    expect(entries.filter((e) => e.outcome === "denied").length).toBeGreaterThanOrEqual(2);
   });
 });
+
+/** The audit entry a direct store call needs, as the credentials route would write it. */
+function testEntry(teamId: string, credentialId: string): AuditEntry {
+  return {
+    atMs: Date.now(),
+    actor: { kind: "operator", id: "operator", email: null },
+    action: "credential.create",
+    target: { kind: "credential", id: credentialId },
+    teamId,
+    outcome: "ok",
+    ip: null,
+    userAgent: null,
+    details: {},
+  };
+}

@@ -52,7 +52,16 @@ describe("user tokens", () => {
 
     const listed = expectStatus(await api<{ tokens: Record<string, unknown>[] }>("GET", `/api/v1/users/${user.id}/tokens`), 200);
     expect(listed.tokens).toEqual([
-      { id: issued.id, name: "laptop", created_at: expect.any(String), expires_at: null, last_used_at: null, revoked_at: null },
+      {
+        id: issued.id,
+        name: "laptop",
+        created_at: expect.any(String),
+        expires_at: null,
+        last_used_at: null,
+        revoked_at: null,
+        // Issued by the operator, not the user: marked so in the user's own list (docs/hosting.md#audit-log).
+        issued_by: { kind: "operator", id: "operator", email: null },
+      },
     ]);
     expect(JSON.stringify(listed)).not.toContain(issued.token.slice(5));
   });

@@ -65,6 +65,10 @@ export const tokens = sqliteTable(
     /** Updated at most once a minute per token (src/hosting/auth/token-cache.ts). */
     lastUsedAtMs: integer("last_used_at_ms"),
     revokedAtMs: integer("revoked_at_ms"),
+    /** Who issued it, when not its own user (the operator or an admin); null: the user did (docs/hosting.md#audit-log). */
+    issuedByKind: text("issued_by_kind").$type<"operator" | "user" | "local" | "sso">(),
+    issuedById: text("issued_by_id"),
+    issuedByEmail: text("issued_by_email"),
   },
   (t) => [uniqueIndex("tokens_hash").on(t.tokenHash), index("tokens_by_user").on(t.userId)],
 );

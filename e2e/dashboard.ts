@@ -672,8 +672,15 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       await settings.getByRole("button", { name: "Save team" }).click();
       await expectFieldError(settings, "Monthly token budget", /whole number/);
       await settings.getByLabel("Monthly token budget", { exact: true }).fill("1,000,000");
+      // The CPU per code-mode cell: the API's range is shown at the field, then a good value saved.
+      await settings.getByLabel("Code-mode CPU per cell (ms)", { exact: true }).fill("500");
+      await settings.getByRole("button", { name: "Save team" }).click();
+      await expectFieldError(settings, "Code-mode CPU per cell (ms)", /1000/);
+      await settings.getByLabel("Code-mode CPU per cell (ms)", { exact: true }).fill("60,000");
       await settings.getByRole("button", { name: "Save team" }).click();
       await settings.getByRole("status").filter({ hasText: "Team saved." }).waitFor();
+      const saved = await call<{ teams: { code_mode_cpu_ms: number | null }[] }>(baseUrl, need(state.token, "sign in"), "GET", "/teams");
+      assert(saved.teams[0]?.code_mode_cpu_ms === 60_000, `the team's CPU per cell was saved as ${saved.teams[0]?.code_mode_cpu_ms}`);
       await page
         .getByText(/of 1,000,000 tokens/)
         .first()

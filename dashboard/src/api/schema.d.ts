@@ -193,7 +193,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Rename a team or change its budget (operator, the team's admins) */
+    /** Rename a team or change its budget or code-mode CPU per cell (operator, the team's admins) */
     patch: {
       parameters: {
         query?: never;

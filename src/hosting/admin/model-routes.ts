@@ -157,12 +157,13 @@ modelRoutes.openapi(
       deletedAtMs: null,
     };
     const sealing = Object.keys(body.headers ?? {}).length > 0;
-    const audit = auditEntries(c, now, [modelRecord("model.create", unsealed, Object.keys(body))]);
+    // The entry is built from the row as written, so it names the headers sealed into it.
+    const entryOf = (written: ModelRow) => auditEntries(c, now, [modelRecord("model.create", written, Object.keys(body))]);
     const created = !sealing
-      ? { row: unsealed, inserted: await insertModel(db, unsealed, audit) }
+      ? { row: unsealed, inserted: await insertModel(db, unsealed, entryOf(unsealed)) }
       : await withTeamDataKey(c.env, db, owner.teamId, async ({ dataKey, wrapped }) => {
           const row = { ...unsealed, ...(await sealHeaders(dataKey, headersOwner(unsealed), body.headers)) };
-          const inserted = await insertModel(db, row, audit, wrapped);
+          const inserted = await insertModel(db, row, entryOf(row), wrapped);
           return inserted === STALE_DATA_KEY ? STALE_DATA_KEY : { row, inserted };
         });
     if (created.inserted === "name-taken") throw nameTaken(body.name);
@@ -237,16 +238,21 @@ modelRoutes.openapi(
       ...rowSettings(body),
     };
     const now = Date.now();
-    const recorded = modelActions(body).map((action) => modelRecord(action, { ...model, ...patch }, Object.keys(body)));
-    const [first, ...rest] = recorded;
-    const audit = first ? auditEntries(c, now, [first, ...rest]) : [];
+    // Entries from the final patch, so they name the headers as they are after it.
+    const entriesOf = (final: ModelPatch) => {
+      const [first, ...rest] = modelActions(body).map((action) => modelRecord(action, { ...model, ...final }, Object.keys(body)));
+      return first ? auditEntries(c, now, [first, ...rest]) : [];
+    };
+    const cleared: ModelPatch = { ...patch, ...(body.headers === null && { ...NO_HEADERS, headersJson: null }) };
     const updated =
       body.headers === undefined || body.headers === null
-        ? await updateModel(db, model, { ...patch, ...(body.headers === null && { ...NO_HEADERS, headersJson: null }) }, now, audit)
+        ? await updateModel(db, model, cleared, now, entriesOf(cleared))
         : await withTeamDataKey(c.env, db, model.teamId, async (key) => {
-            const headers = await patchedHeaders(key, model, body.headers ?? {});
-            const stored = await sealHeaders(key.dataKey, headersOwner(model), headers);
-            return updateModel(db, model, { ...patch, ...stored, headersJson: null }, now, audit, key.wrapped);
+            // Read again: a retry after a rotation must open the headers as they are now sealed.
+            const current = (await modelById(db, model.id)) ?? model;
+            const headers = await patchedHeaders(key, current, body.headers ?? {});
+            const stored: ModelPatch = { ...patch, ...(await sealHeaders(key.dataKey, headersOwner(current), headers)), headersJson: null };
+            return updateModel(db, current, stored, now, entriesOf(stored), key.wrapped);
           });
     if (updated === "name-taken") throw nameTaken(body.name ?? "");
     // Stale only comes from an update without sealed headers, which has no key to go stale.

@@ -60,36 +60,41 @@ rotateRoutes.openapi(
       failures: [] as { team_id: string; message: string }[],
     };
     // One team at a time: each holds its rows for a few batches, and one that fails leaves the others rotated.
-    for (const { teamId } of teams) {
-      try {
-        const team = await rotateTeamDataKey(c.env, db, teamId);
-        if (team.rotated) counts.rotated++;
-        counts.credential_keys += team.credentialKeys;
-        counts.header_sets += team.headerSets;
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        counts.failures.push({ team_id: teamId, message: error.message });
+    // One entry for the whole run, after it, even when a failure ends it early: a rotation is
+    // many batches, each safe to repeat (docs/hosting.md#audit-log).
+    let ended = false;
+    try {
+      for (const { teamId } of teams) {
+        try {
+          const team = await rotateTeamDataKey(c.env, db, teamId);
+          if (team.rotated) counts.rotated++;
+          counts.credential_keys += team.credentialKeys;
+          counts.header_sets += team.headerSets;
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          counts.failures.push({ team_id: teamId, message: error.message });
+        }
       }
+      ended = true;
+    } finally {
+      counts.failed = counts.failures.length;
+      forgetModelCatalogs();
+      const { failures, ...figures } = counts;
+      await db.batch([
+        auditInsert(
+          db,
+          auditEntries(c, Date.now(), [
+            {
+              action: "keys.rotate",
+              target: { kind: "data_keys", id: team_id ?? "all" },
+              teamId: team_id ?? null,
+              details: { ...figures, failed_team_ids: failures.map((f) => f.team_id), ended },
+              outcome: ended && failures.length === 0 ? "ok" : "failed",
+            },
+          ]),
+        ),
+      ]);
     }
-    counts.failed = counts.failures.length;
-    forgetModelCatalogs();
-    // One entry for the whole run, after it: a rotation is many batches, each safe to repeat (docs/hosting.md#audit-log).
-    const now = Date.now();
-    const { failures, ...figures } = counts;
-    await db.batch([
-      auditInsert(
-        db,
-        auditEntries(c, now, [
-          {
-            action: "keys.rotate",
-            target: { kind: "data_keys", id: team_id ?? "all" },
-            teamId: team_id ?? null,
-            details: { ...figures, failed_team_ids: failures.map((f) => f.team_id) },
-            outcome: failures.length > 0 ? "failed" : "ok",
-          },
-        ]),
-      ),
-    ]);
     return c.json(counts, 200);
   },
 );

@@ -1,6 +1,6 @@
 // Teams: the operator creates them; the operator and a team's admins change them;
 // GET lists every team for the operator and the caller's own team for anyone else.
-// Each write is recorded in the audit log (team.create, team.rename, team.budget).
+// Each write is recorded in the audit log (team.create, team.rename, team.budget, team.cell_cpu).
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError } from "../../core/errors.ts";
 import { d1 } from "../store/db.ts";
@@ -96,7 +96,7 @@ teamRoutes.openapi(
   createRoute({
     method: "patch",
     path: "/teams/{team_id}",
-    summary: "Rename a team or change its budget (operator, the team's admins)",
+    summary: "Rename a team or change its budget or code-mode CPU per cell (operator, the team's admins)",
     security: BEARER,
     middleware: [recordsDenial(teamActions, { kind: "team", param: "team_id" })],
     request: { params: idParam("team_id"), body: jsonBody(PatchTeam) },

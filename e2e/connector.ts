@@ -17,10 +17,10 @@ import { makeStandInPki, startTlsStandIn } from "../test/support/tls-stand-in.ts
 
 type Check = (name: string, body: () => Promise<void>) => Promise<void>;
 
-/** Where a Connect client sends its calls: a base URL and, through a proxy, how it connects. */
+/** Where a Connect client sends its calls: a base URL and, through a proxy, how it connects; headers every call adds (a client address). */
 export interface Route {
   baseUrl: string;
-  nodeOptions?: ReturnType<typeof throughProxy>;
+  nodeOptions?: ReturnType<typeof throughProxy> & { headers?: Record<string, string> };
 }
 
 export interface ConnectorCheckOptions {

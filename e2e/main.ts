@@ -9,7 +9,9 @@
 //  2. a wrong bearer token → ConnectError Unauthenticated on a unary call;
 //  3. AvailableModels lists the configured model with its context_token_limit;
 //  4. the turn's usage row reached D1 (the local migrations were applied);
-//  5. two teams on the same server, each with its own key (e2e/two-teams.ts);
+//  5. two teams on the same server, each with its own key (e2e/two-teams.ts), then the hosted
+//     security story across two more: the audit log per team, sealed header values, a team
+//     budget, the rate limit on guessed tokens, a data-key rotation (e2e/security-story.ts);
 //  6. the connector in front of it, as the Cursor app uses it: catalogue calls and
 //     a turn reach byok-edge with the user's token, an account call a stand-in
 //     for api2.cursor.sh (e2e/connector.ts);
@@ -34,6 +36,7 @@ import { checkCodexCli } from "./codex-cli.ts";
 import { checkConnector, type Route } from "./connector.ts";
 import { checkDashboard } from "./dashboard.ts";
 import { checkFirstRun } from "./first-run.ts";
+import { checkSecurityStory } from "./security-story.ts";
 import { checkTwoTeams } from "./two-teams.ts";
 import {
   installExitHandlers,
@@ -109,6 +112,8 @@ async function checkTurn(
   apiKey: string | undefined,
   model = MODEL_NAME,
   route: Route = { baseUrl: dev.baseUrl },
+  /** Headers the provider's request must carry with exactly these values (a stored model's sealed ones). */
+  upstreamHeaders: Record<string, string> = {},
 ): Promise<string> {
   const turn = await runTurn({
     route,
@@ -146,6 +151,10 @@ async function checkTurn(
     upstream.headers.authorization === expectedAuth,
     `the provider's authorization was not ${apiKey === undefined ? "absent" : "the configured key"}`,
   );
+  for (const [name, value] of Object.entries(upstreamHeaders)) {
+    const seen = upstream.headers[name.toLowerCase()];
+    assert(seen === value, `the provider's ${name} header was ${seen === undefined ? "absent" : "not the stored value"}`);
+  }
   const body = JSON.parse(upstream.body) as { model?: string; stream?: boolean };
   assert(body.model === UPSTREAM_MODEL, `provider request model was ${body.model}, expected ${UPSTREAM_MODEL}`);
   assert(body.stream === true, "provider request was not streaming");
@@ -253,6 +262,21 @@ async function main(): Promise<number> {
     });
     await check("two teams on one server each run a turn with their own key", () =>
       checkTwoTeams(dev!.baseUrl, adminToken, providerBase, UPSTREAM_MODEL, (t, m, k) => checkTurn(dev!, t, providerBase, k, m)),
+    );
+    await check(
+      "two teams on one server keep their audit logs apart and free of secrets, seal header values, end runs past a team budget, refuse a flood of guessed tokens while a known one works, and keep running after a data-key rotation",
+      () =>
+        checkSecurityStory({
+          baseUrl: dev!.baseUrl,
+          adminToken,
+          providerBase,
+          upstreamModel: UPSTREAM_MODEL,
+          turn: (t, m, k, extras) => {
+            const from = extras?.clientAddress;
+            const route = { baseUrl: dev!.baseUrl, ...(from !== undefined && { nodeOptions: { headers: { "cf-connecting-ip": from } } }) };
+            return checkTurn(dev!, t, providerBase, k, m, route, extras?.upstreamHeaders);
+          },
+        }),
     );
     await checkConnector({
       check,

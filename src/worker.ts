@@ -7,6 +7,8 @@ import { adminApi } from "./hosting/admin/api.ts";
 import { authenticate, type RunnerPrincipal, requireRunner } from "./hosting/auth/principal.ts";
 import { UNARY_ROUTES } from "./cursor/routes/unary-routes.ts";
 import { modelCatalogFor } from "./hosting/config/principal-models.ts";
+import { callerPersonalKey } from "./hosting/auth/caller-key.ts";
+import { withPersonalKey } from "./hosting/keys/stored-key.ts";
 import { reportSettingsOnce } from "./hosting/config/settings-report.ts";
 import type { AppEnv } from "./core/env.ts";
 import { errorResponse, protoResponse, readUnaryBody } from "./proto/connect/http.ts";
@@ -64,7 +66,8 @@ app.post("/byok/v1/models/:name/check", async (c) => {
   const body = c.req.header("content-type")?.includes("json") ? await readJsonBody(c.req.raw) : undefined;
   const principal = c.var.principal;
   const limits = limitsFor(c.env, { id: principal.id, teamId: principal.kind === "user" ? principal.teamId : null });
-  return c.json(await checkModel(c.env, await modelCatalogFor(c.env, principal), c.req.param("name"), body, limits));
+  const catalog = withPersonalKey(await modelCatalogFor(c.env, principal), await callerPersonalKey(principal));
+  return c.json(await checkModel(c.env, catalog, c.req.param("name"), body, limits));
 });
 
 app.post("/:service/:method", async (c) => {

@@ -48,6 +48,13 @@ interface StoredKey {
    * object of a row written before headers were sealed.
    */
   headers?: { modelId: string; credential: SealedOrPlain; model: SealedOrPlain };
+  /**
+   * Set for a personal credential sealed to its owner: the id of the personal key its key and
+   * headers are under. The key itself (`personalKey`) is attached per request, only when the
+   * request's own secret opened it (docs/keys-at-rest.md#personal-keys).
+   */
+  personalKeyId?: string;
+  personalKey?: { readonly id: Uint8Array; readonly key: CryptoKey; readonly idText: string };
 }
 
 type SealedOrPlain = string | Record<string, string> | null;

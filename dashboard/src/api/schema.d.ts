@@ -758,6 +758,93 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/tokens/{token_id}/unlock": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Let one of your tokens use your personal credentials (a token an admin issued for you, say), from a token of yours that already can */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["UnlockToken"];
+        };
+      };
+      responses: {
+        /** @description The token, now holding your personal key */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Token"];
+          };
+        };
+        /** @description invalid_argument: the request does not match its schema */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description unauthenticated: no valid bearer token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description permission_denied: the caller can see the resource but not change it */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description not_found: no such resource within the caller's reach */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description failed_precondition: the change would break an invariant */
+        412: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/credentials": {
     parameters: {
       query?: never;
@@ -1878,6 +1965,7 @@ export interface paths {
             | "user.remove"
             | "token.issue"
             | "token.revoke"
+            | "token.unlock"
             | "credential.create"
             | "credential.rotate"
             | "credential.delete"
@@ -2137,6 +2225,12 @@ export interface components {
         id: string;
         email: string | null;
       } | null;
+      /** @description It can use your personal credentials: issued by you from a token that could, unlocked, or the one that created your personal key */
+      holds_personal_key: boolean;
+    };
+    UnlockToken: {
+      /** @description The token to unlock itself (byok_…), which proves you hold it */
+      token: string;
     };
     Credential: {
       id: string;
@@ -2155,6 +2249,8 @@ export interface components {
       key_last_four: string;
       /** @description False for a credential stored without a key: its calls send none */
       has_key: boolean;
+      /** @description A personal credential sealed to its owner's own tokens: nobody else, admins and the operator included, can use it */
+      sealed_to_owner: boolean;
       team_id: string;
       owner_user_id: string | null;
       /**

@@ -25,6 +25,7 @@ const ACTIONS = Object.keys({
   "user.remove": true,
   "token.issue": true,
   "token.revoke": true,
+  "token.unlock": true,
   "credential.create": true,
   "credential.rotate": true,
   "credential.delete": true,

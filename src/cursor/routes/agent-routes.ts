@@ -15,6 +15,7 @@ import type { ResolveOptions, ResolveResult } from "./request-router.ts";
 import { ROUTE_WAIT_MS, ROUTE_WAITERS_MAX } from "./route-rules.ts";
 import { OBJECT_HELD_MAX_BYTES, REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../session/inbox.ts";
 import type { Principal } from "../../hosting/auth/principal.ts";
+import { callerPersonalKeyBytes } from "../../hosting/auth/caller-key.ts";
 import type { AppEnv } from "../../core/env.ts";
 import { readUnaryBody, streamResponse } from "../../proto/connect/http.ts";
 import { EarlyHeartbeats } from "./early-stream.ts";
@@ -84,15 +85,19 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
       ? await bindConversation(env, principal, requestId, message)
       : (knownRoutes.get(principal.id, requestId) ??
         (await resolveRoute(env, principal, requestId, caller, { heartbeat: message.message.case === "clientHeartbeat" })));
-  const result = await conversationStub(env, principal, conversationId).append({
-    principal: principal.id,
-    ...(principal.kind === "user" && { teamId: principal.teamId }),
-    conversationId,
-    requestId,
-    seqno,
-    message: bytes,
-    ...(parent && { parent }),
-  });
+  const personalKey = await callerPersonalKeyBytes(principal);
+  const result = await conversationStub(env, principal, conversationId)
+    .append({
+      principal: principal.id,
+      ...(principal.kind === "user" && { teamId: principal.teamId }),
+      conversationId,
+      requestId,
+      seqno,
+      message: bytes,
+      ...(parent && { parent }),
+      ...(personalKey && { personalKey }),
+    })
+    .finally(() => personalKey?.fill(0));
   if (result.status === "overflow") {
     throw new AppError(
       "resource_exhausted",

@@ -9,7 +9,8 @@ import { CodeModeSession } from "../../code-mode/engine/session.ts";
 import type { ModelCatalog } from "../../hosting/config/byok-models.ts";
 import { runCostUsd } from "../../hosting/config/model-prices.ts";
 import { modelCatalogFor } from "../../hosting/config/principal-models.ts";
-import { keyOpeningProvider } from "../../hosting/keys/stored-key.ts";
+import { keyOpeningProvider, withPersonalKey } from "../../hosting/keys/stored-key.ts";
+import { type PersonalKey, personalKeyOf } from "../../hosting/keys/personal-key.ts";
 import { limitsFor, type PrincipalLimits } from "../../hosting/limits/principal-limits.ts";
 import { type RunRecord, recordRunUsage } from "../../hosting/store/usage-rows.ts";
 import { createProvider } from "../../provider/index.ts";
@@ -100,7 +101,8 @@ export class Conversation {
     this.#limits ??= limitsFor(this.#env, { id: this.#principal, teamId: this.#teamId });
     // Before the session sees the append, so planRun reads the principal's models synchronously.
     // Concurrent appends await the same load, so they reach the session in their order.
-    this.#catalog = await modelCatalogFor(this.#env, { id: input.principal, teamId: this.#teamId });
+    const catalog = await modelCatalogFor(this.#env, { id: input.principal, teamId: this.#teamId });
+    this.#catalog = withPersonalKey(catalog, await personalKeyFrom(input));
     return this.#session.append(input);
   }
 
@@ -190,6 +192,18 @@ export class Conversation {
       costUsd: runCostUsd(usage, prices?.get(run.model)),
       record,
     });
+  }
+}
+
+/** The append's personal key as a key that cannot be read back; its bytes are zeroed here. */
+async function personalKeyFrom(input: AppendInput): Promise<PersonalKey | undefined> {
+  const raw = input.personalKey;
+  if (!raw) return undefined;
+  delete input.personalKey;
+  try {
+    return await personalKeyOf(raw);
+  } finally {
+    raw.fill(0);
   }
 }
 

@@ -78,6 +78,11 @@ export interface AppendInput {
   message: Uint8Array;
   /** Set for a subagent's request (both x-parent-* headers). */
   parent?: { requestId: string; toolCallId: string };
+  /**
+   * The personal key the append's own token opened (docs/keys-at-rest.md#personal-keys): held in
+   * memory by the runs this append plans, never stored.
+   */
+  personalKey?: Uint8Array;
 }
 
 export type AppendResult = { status: AppendStatus };

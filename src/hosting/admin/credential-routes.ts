@@ -26,8 +26,11 @@ import { auditEntries, recordsDenial } from "./audit-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 import { loadKeyring } from "../keys/kek.ts";
-import { headerNames, NO_HEADERS, sealHeaders } from "../keys/sealed-headers.ts";
-import { withTeamDataKey } from "../keys/team-data-key.ts";
+import { headerNames, NO_HEADERS, openHeaders, sealHeaders, type StoredHeaders } from "../keys/sealed-headers.ts";
+import { keyThatSealed, teamDataKey, withTeamDataKey } from "../keys/team-data-key.ts";
+import { type KeyHolder, personalKeyForWrite } from "../keys/owner-key.ts";
+import { forgetCachedToken, type Principal } from "../auth/principal.ts";
+import type { AuditEntry } from "../store/audit-rows.ts";
 import { STALE_DATA_KEY } from "../store/data-key-rows.ts";
 
 const Provider = z.enum(["openai-chat", "openai-responses", "anthropic"]);
@@ -61,6 +64,9 @@ const CredentialSchema = z
       .string()
       .openapi({ description: "The key's last four characters; empty for keys under 8 characters and without a key" }),
     has_key: z.boolean().openapi({ description: "False for a credential stored without a key: its calls send none" }),
+    sealed_to_owner: z.boolean().openapi({
+      description: "A personal credential sealed to its owner's own tokens: nobody else, admins and the operator included, can use it",
+    }),
     team_id: z.string(),
     owner_user_id: z.string().nullable(),
     created_at: Timestamp,
@@ -117,13 +123,28 @@ credentialRoutes.openapi(
       ...NO_HEADERS,
       encryptedKey: NO_KEY,
       keyLastFour: keyLastFour(body.api_key),
+      personalKeyId: null,
       createdAtMs: now,
       updatedAtMs: now,
       deletedAtMs: null,
     };
-    if (!sealed) {
-      await insertCredential(db, unsealed, auditEntries(c, now, [credentialRecord("credential.create", unsealed)]));
-      return c.json(credentialJson(unsealed), 201);
+    const holder = keyHolderOf(c.var.principal, body.scope);
+    if (!sealed || holder) {
+      // A personal credential is sealed with its owner's personal key, not the team's (docs/keys-at-rest.md#personal-keys).
+      const key = sealed && holder ? await personalKeyForWrite(db, holder, now) : undefined;
+      const owner = { teamId: account.teamId, credentialId: id };
+      const row: CredentialRow = key
+        ? {
+            ...unsealed,
+            encryptedKey: keyless ? NO_KEY : await encryptCredentialKey(key, owner, body.api_key),
+            ...(await sealHeaders(key, { teamId: account.teamId, kind: "credential", id }, body.headers)),
+            personalKeyId: key.idText,
+          }
+        : unsealed;
+      await insertCredential(db, row, auditEntries(c, now, [credentialRecord("credential.create", row)]));
+      // This token may have just got its wrap of a new personal key: this isolate reads it at once.
+      if (holder && key) forgetCachedToken(holder.secret.secretId);
+      return c.json(credentialJson(row), 201);
     }
     const row = await withTeamDataKey(c.env, db, account.teamId, async ({ dataKey, wrapped }) => {
       const owner = { teamId: account.teamId, credentialId: id };
@@ -176,10 +197,14 @@ credentialRoutes.openapi(
     const credential = await managed(c.var.principal, db, credential_id);
     const now = Date.now();
     const audit = auditEntries(c, now, [credentialRecord("credential.rotate", credential)]);
-    const row = await withTeamDataKey(c.env, db, credential.teamId, async ({ dataKey, wrapped }) => {
-      const encryptedKey = await encryptCredentialKey(dataKey, { teamId: credential.teamId, credentialId: credential.id }, api_key);
-      return replaceCredentialKey(db, credential, { encryptedKey, keyLastFour: keyLastFour(api_key) }, wrapped, now, audit);
-    });
+    const owner = { teamId: credential.teamId, credentialId: credential.id };
+    const holder = keyHolderOf(c.var.principal, credential.scope);
+    const row = holder
+      ? await rotateSealedToOwner(c.env, db, credential, holder, api_key, now, audit)
+      : await withTeamDataKey(c.env, db, credential.teamId, async ({ dataKey, wrapped }) => {
+          const encryptedKey = await encryptCredentialKey(dataKey, owner, api_key);
+          return replaceCredentialKey(db, credential, { encryptedKey, keyLastFour: keyLastFour(api_key) }, wrapped, now, audit);
+        });
     if (!row) throw new AppError("not_found", `credential ${credential_id} not found`);
     forgetModelCatalogs();
     return c.json(credentialJson(row), 200);
@@ -206,6 +231,56 @@ credentialRoutes.openapi(
     return c.body(null, 204);
   },
 );
+
+/** Who a personal credential is sealed to: a user, by the token of this request; none for the single user and for team credentials. */
+function keyHolderOf(principal: Principal, scope: "user" | "team"): KeyHolder | undefined {
+  return principal.kind === "user" && scope === "user" ? { userId: principal.id, secret: principal.secret } : undefined;
+}
+
+/**
+ * A personal credential's new key, sealed with its owner's personal key: the one they hold, or a
+ * new one when the old is lost. Its header values move with it: from the team's data key (rows
+ * stored before sealing) or kept under the same personal key; under a lost one they cannot.
+ */
+async function rotateSealedToOwner(
+  env: AppEnv,
+  db: D1Db,
+  credential: CredentialRow,
+  holder: KeyHolder,
+  apiKey: string,
+  now: number,
+  audit: [AuditEntry, ...AuditEntry[]],
+) {
+  const key = await personalKeyForWrite(db, holder, now);
+  const owner = { teamId: credential.teamId, credentialId: credential.id };
+  const headersOwner = { teamId: credential.teamId, kind: "credential", id: credential.id } as const;
+  let headers: StoredHeaders = { sealedHeaders: credential.sealedHeaders, headerNamesJson: credential.headerNamesJson };
+  if (credential.personalKeyId !== key.idText) {
+    if (credential.personalKeyId !== null && credential.sealedHeaders !== null) {
+      throw new AppError(
+        "failed_precondition",
+        `credential ${credential.id}'s header values were sealed to a personal key of yours that is lost; delete it and create it again with its headers`,
+      );
+    }
+    const plain = credential.sealedHeaders
+      ? await openHeaders(
+          keyThatSealed(await teamDataKey(env, db, credential.teamId), credential.sealedHeaders),
+          headersOwner,
+          credential.sealedHeaders,
+        )
+      : (JSON.parse(credential.headersJson ?? "null") as Record<string, string> | null);
+    headers = await sealHeaders(key, headersOwner, plain);
+  }
+  const sealed = {
+    encryptedKey: await encryptCredentialKey(key, owner, apiKey),
+    keyLastFour: keyLastFour(apiKey),
+    personalKeyId: key.idText,
+  };
+  forgetCachedToken(holder.secret.secretId);
+  const row = await replaceCredentialKey(db, credential, { ...sealed, ...headers, headersJson: null }, null, now, audit);
+  // Not conditional on the team's data key, so never stale.
+  return row === STALE_DATA_KEY ? undefined : row;
+}
 
 /** A credential's audit entry: what it is, never its key or header values (docs/hosting.md#audit-log). */
 function credentialRecord(action: "credential.create" | "credential.rotate" | "credential.delete", row: CredentialRow) {
@@ -252,6 +327,7 @@ function credentialJson(row: CredentialRow) {
     header_names: headerNames(row),
     key_last_four: row.keyLastFour,
     has_key: row.encryptedKey !== NO_KEY,
+    sealed_to_owner: row.personalKeyId !== null,
     team_id: row.teamId,
     owner_user_id: row.ownerUserId,
     created_at: iso(row.createdAtMs),

@@ -4,7 +4,9 @@
 import { limitsFor } from "../limits/principal-limits.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { storedModelConfig } from "../config/principal-models.ts";
-import { withOpenedKey } from "../keys/stored-key.ts";
+import { modelWithPersonalKey, withOpenedKey } from "../keys/stored-key.ts";
+import { callerPersonalKey } from "../auth/caller-key.ts";
+import { LOST_MESSAGE } from "../keys/personal-key.ts";
 import { NO_KEY } from "../keys/credential-key.ts";
 import { probeModel } from "./model-check.ts";
 import { AppError, Code } from "../../core/errors.ts";
@@ -57,12 +59,17 @@ modelTestRoutes.openapi(
         `at most ${TESTS_PER_MINUTE} model tests per minute per user; the next is possible in ${Math.ceil(waitMs / 1000)} s`,
       );
     }
-    if (!row.wrappedDataKey && row.credential.encryptedKey !== NO_KEY) {
+    const personalKeyId = row.credential.personalKeyId;
+    if (personalKeyId !== null && personalKeyId !== row.ownerPersonalKeyId) {
+      throw new AppError("failed_precondition", `model ${model_id}: its personal credential: ${LOST_MESSAGE}`);
+    }
+    if (!row.wrappedDataKey && personalKeyId === null && row.credential.encryptedKey !== NO_KEY) {
       throw new AppError("failed_precondition", `model ${model_id}: its team has no data key`);
     }
     let model: Parameters<typeof probeModel>[0];
     try {
-      model = await withOpenedKey(c.env, storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" }));
+      const stored = storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" });
+      model = await withOpenedKey(c.env, modelWithPersonalKey(stored, await callerPersonalKey(principal)));
     } catch (err) {
       if (!(err instanceof AppError) || err.code === Code.FailedPrecondition) throw err;
       return c.json({ ...EMPTY, error: { kind: "credential", message: err.message } }, 200);

@@ -3,10 +3,13 @@
 // revoking are recorded in the audit log; a token issued by someone else names them
 // (`issued_by`) in its user's list (docs/hosting.md#audit-log).
 import { createRoute, z } from "@hono/zod-openapi";
-import { forgetCachedToken } from "../auth/principal.ts";
+import { forgetCachedToken, type Principal } from "../auth/principal.ts";
 import { newUserToken, userTokenHash } from "../auth/user-token.ts";
 import { AppError } from "../../core/errors.ts";
-import { d1 } from "../store/db.ts";
+import { type D1Db, d1, newId } from "../store/db.ts";
+import { ownerSecretOf } from "../keys/personal-key.ts";
+import { wrapForSecret } from "../keys/owner-key.ts";
+import { personalKeyState, setTokenWrap } from "../store/personal-key-rows.ts";
 import { issueToken, liveTokenCount, revokeToken, type TokenRow, tokenById, tokensOfUser } from "../store/token-rows.ts";
 import { activeUser } from "../store/user-rows.ts";
 import { userReach, within } from "./access.ts";
@@ -34,8 +37,18 @@ const TokenSchema = z
       })
       .nullable()
       .openapi({ description: "Who issued it when not its own user (the operator or an admin); null: the user did" }),
+    holds_personal_key: z.boolean().openapi({
+      description:
+        "It can use your personal credentials: issued by you from a token that could, unlocked, or the one that created your personal key",
+    }),
   })
   .openapi("Token");
+
+const UnlockToken = z
+  .strictObject({
+    token: z.string().min(1).max(200).openapi({ description: "The token to unlock itself (byok_…), which proves you hold it" }),
+  })
+  .openapi("UnlockToken");
 
 const IssuedTokenSchema = z
   .object({
@@ -84,12 +97,17 @@ tokenRoutes.openapi(
     const token = newUserToken();
     const principal = c.var.principal;
     const forOther = principal.kind !== "user" || principal.id !== user.id;
+    // A token its own user issues while holding their personal key holds it too (docs/keys-at-rest.md#personal-keys).
+    const id = newId("tok");
+    const personalKeyWrap = forOther ? null : await wrapForNewToken(db, principal, id, token, now);
     const issued = {
+      id,
       userId: user.id,
       name: body.name,
       tokenHash: await userTokenHash(token),
       expiresAtMs,
       issuedBy: forOther ? actorOf(principal) : null,
+      personalKeyWrap,
     };
     const row = await issueToken(db, issued, now, (t) =>
       auditEntries(c, now, [
@@ -141,7 +159,7 @@ tokenRoutes.openapi(
     const now = Date.now();
     await revokeToken(
       db,
-      token_id,
+      { id: token_id, userId: user.id },
       now,
       auditEntries(c, now, [
         {
@@ -157,6 +175,82 @@ tokenRoutes.openapi(
   },
 );
 
+tokenRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/tokens/{token_id}/unlock",
+    summary:
+      "Let one of your tokens use your personal credentials (a token an admin issued for you, say), from a token of yours that already can",
+    security: BEARER,
+    middleware: [recordsDenial("token.unlock", { kind: "token", param: "token_id" })],
+    request: { params: idParam("token_id"), body: jsonBody(UnlockToken) },
+    responses: { 200: json(TokenSchema, "The token, now holding your personal key"), ...errorResponses(403, 404, 412) },
+  }),
+  async (c) => {
+    const { token_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const db = d1(c.env.DB);
+    const now = Date.now();
+    const token = await tokenById(db, token_id);
+    const owner = token ? await activeUser(db, token.userId) : undefined;
+    const user = within(owner, (u) => userReach(c.var.principal, u), "view", `token ${token_id}`);
+    const principal = c.var.principal;
+    if (!token || principal.kind !== "user" || principal.id !== user.id) {
+      throw new AppError(
+        "permission_denied",
+        "only the token's own user can unlock it, from a token of theirs that holds their personal key",
+      );
+    }
+    if (token.revokedAtMs !== null || (token.expiresAtMs !== null && token.expiresAtMs <= now)) {
+      throw new AppError("failed_precondition", `token ${token_id} is revoked or expired`);
+    }
+    if ((await userTokenHash(body.token)) !== token.tokenHash) throw invalidField("body.token", `is not token ${token_id}`);
+    const { personalKeyId } = await personalKeyState(db, user.id, now);
+    if (personalKeyId === null) {
+      throw new AppError(
+        "failed_precondition",
+        "you have no personal key yet: your first personal credential creates one, sealed to the token you create it with",
+      );
+    }
+    const wrapped = await wrapForSecret(
+      { userId: user.id, secret: principal.secret },
+      personalKeyId,
+      await ownerSecretOf(token.id, body.token, null),
+    );
+    if (!wrapped) {
+      throw new AppError(
+        "failed_precondition",
+        "the token this request carries does not hold your personal key; unlock from one that does",
+      );
+    }
+    const audit = auditEntries(c, now, [
+      {
+        action: "token.unlock",
+        target: { kind: "token", id: token.id, name: token.name, userId: user.id },
+        teamId: user.teamId,
+        details: { user_id: user.id, issued_by_other: token.issuedByKind !== null },
+      },
+    ]);
+    if (!(await setTokenWrap(db, token, wrapped.keyId, wrapped.wrap, now, audit))) {
+      throw new AppError("aborted", `token ${token_id} or your personal key changed during the unlock; try again`);
+    }
+    forgetCachedToken(token.id);
+    return c.json(tokenJson({ ...token, personalKeyWrap: wrapped.wrap }), 200);
+  },
+);
+
+/** The new token's wrap of its user's personal key, when the request's own token holds that key. */
+async function wrapForNewToken(db: D1Db, principal: Principal, tokenId: string, token: string, now: number): Promise<string | null> {
+  if (principal.kind !== "user") return null;
+  const { personalKeyId } = await personalKeyState(db, principal.id, now);
+  const wrapped = await wrapForSecret(
+    { userId: principal.id, secret: principal.secret },
+    personalKeyId,
+    await ownerSecretOf(tokenId, token, null),
+  );
+  return wrapped?.wrap ?? null;
+}
+
 function tokenJson(token: TokenRow) {
   return {
     id: token.id,
@@ -167,5 +261,6 @@ function tokenJson(token: TokenRow) {
     revoked_at: iso(token.revokedAtMs),
     issued_by:
       token.issuedByKind && token.issuedById ? { kind: token.issuedByKind, id: token.issuedById, email: token.issuedByEmail } : null,
+    holds_personal_key: token.personalKeyWrap !== null,
   };
 }

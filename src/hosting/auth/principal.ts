@@ -8,6 +8,7 @@ import { errorKind } from "../../core/log-safe.ts";
 import { d1 } from "../store/db.ts";
 import type { Role } from "../store/schema/accounts.ts";
 import { LOCAL_PRINCIPAL_ID } from "../store/local-account.ts";
+import { type OwnerSecret, ownerSecretOf } from "../keys/personal-key.ts";
 import { ownerOfTokenHash, touchToken } from "../store/token-rows.ts";
 import { AuthAttempts, clientAddress } from "./auth-attempts.ts";
 import { limitTokenCall } from "./token-calls.ts";
@@ -27,6 +28,10 @@ interface UserPrincipal {
   role: Role;
   email: string;
   tokenId: string;
+  /** The token presented, as an HKDF base key with its wrap: what opens the user's personal key (docs/keys-at-rest.md#personal-keys). */
+  secret: OwnerSecret;
+  /** The user's personal key id as of the token check; null: none. */
+  personalKeyId: string | null;
 }
 
 interface AuthEnv {
@@ -80,7 +85,7 @@ async function identify(
     if (operator) return OPERATOR;
     if (local) return LOCAL;
     if (isUserTokenShape(given)) {
-      const user = await userOfToken(tokenHash, env.DB, ctx);
+      const user = await userOfToken(given, tokenHash, env.DB, ctx);
       if (user) return user;
     }
   }
@@ -115,7 +120,7 @@ export function setTokenClock(now: () => number): void {
   tokenCache.setClock(now);
 }
 
-async function userOfToken(tokenHash: string, database: D1Database, ctx: { waitUntil(promise: Promise<unknown>): void }) {
+async function userOfToken(given: string, tokenHash: string, database: D1Database, ctx: { waitUntil(promise: Promise<unknown>): void }) {
   const db = d1(database);
   let owner: Awaited<ReturnType<typeof ownerOfTokenHash>>;
   try {
@@ -137,6 +142,8 @@ async function userOfToken(tokenHash: string, database: D1Database, ctx: { waitU
     role: owner.role,
     email: owner.email,
     tokenId: owner.tokenId,
+    secret: await ownerSecretOf(owner.tokenId, given, owner.personalKeyWrap),
+    personalKeyId: owner.personalKeyId,
   };
   return user;
 }

@@ -14,6 +14,7 @@ import { DEFAULT_CONTEXT_WINDOW, type ModelCatalog, modelCatalogFromEnv } from "
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
 import { errorKind } from "../../core/log-safe.ts";
 import { NO_KEY } from "../keys/credential-key.ts";
+import { LOST_MESSAGE } from "../keys/personal-key.ts";
 
 const NO_MODELS: ModelCatalog = { models: [], problems: new Map() };
 
@@ -115,9 +116,17 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
       catalog.problems.set(name, `model ${name}: ${urlProblem}`);
       continue;
     }
-    // A keyless credential has nothing to open, so its team may have no data key yet.
-    const sealed = row.credential.encryptedKey !== NO_KEY || row.credential.sealedHeaders !== null || row.model.sealedHeaders !== null;
-    if (!row.wrappedDataKey && sealed) {
+    const personalKeyId = row.credential.personalKeyId;
+    if (personalKeyId !== null && personalKeyId !== row.ownerPersonalKeyId) {
+      catalog.problems.set(name, `model ${name}: its personal credential ${row.credential.id}: ${LOST_MESSAGE}`);
+      continue;
+    }
+    // A keyless credential has nothing to open, so its team may have no data key yet; a sealed
+    // personal one opens with its owner's key, not the team's.
+    const underTeamKey =
+      (personalKeyId === null && (row.credential.encryptedKey !== NO_KEY || row.credential.sealedHeaders !== null)) ||
+      row.model.sealedHeaders !== null;
+    if (!row.wrappedDataKey && underTeamKey) {
       catalog.problems.set(name, `model ${name}: its team has no data key, so its credential cannot be opened`);
       continue;
     }
@@ -167,6 +176,7 @@ export function storedModelConfig({
       wrappedDataKey,
       ...(previousWrappedDataKey !== null && { previousWrappedDataKey }),
       ...(sealedHeaders && { headers: { modelId: model.id, credential: credentialHeaders, model: modelHeaders } }),
+      ...(credential.personalKeyId !== null && { personalKeyId: credential.personalKeyId }),
     },
   };
 }

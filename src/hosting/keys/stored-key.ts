@@ -7,6 +7,9 @@ import { type DataKey, unwrapDataKey } from "./data-key.ts";
 import type { KekEnv } from "./kek.ts";
 import { openHeaders } from "./sealed-headers.ts";
 import { parseEnvelope, sameKeyId } from "./sealed-envelope.ts";
+import { type PersonalKey, SEALED_MESSAGE } from "./personal-key.ts";
+import { AppError } from "../../core/errors.ts";
+import type { ModelCatalog } from "../config/byok-models.ts";
 import type { ModelConfig, Provider } from "../../provider/types.ts";
 
 /** Data keys by team and wrapped text; a team has one (two during a rotation), so a few hundred cover a deployment. */
@@ -19,32 +22,53 @@ type StoredKey = NonNullable<ModelConfig["storedKey"]>;
 export async function withOpenedKey(env: KekEnv, model: ModelConfig): Promise<ModelConfig> {
   const stored = model.storedKey;
   if (!stored) return model;
+  const personal = personalKeyFor(stored);
+  const credentialKey = (sealed: string) => personal ?? dataKeyFor(env, stored, sealed);
   const apiKey =
     stored.encryptedKey === NO_KEY
       ? ""
       : await decryptCredentialKey(
-          await dataKeyFor(env, stored, stored.encryptedKey),
+          await credentialKey(stored.encryptedKey),
           { teamId: stored.teamId, credentialId: stored.credentialId },
           stored.encryptedKey,
         );
   if (!stored.headers) return { ...model, apiKey };
   const { modelId, credential, model: own } = stored.headers;
   const headers = {
-    ...(await openPart(env, stored, { teamId: stored.teamId, kind: "credential", id: stored.credentialId }, credential)),
-    ...(await openPart(env, stored, { teamId: stored.teamId, kind: "model", id: modelId }, own)),
+    ...(await openPart(credentialKey, { teamId: stored.teamId, kind: "credential", id: stored.credentialId }, credential)),
+    ...(await openPart((sealed) => dataKeyFor(env, stored, sealed), { teamId: stored.teamId, kind: "model", id: modelId }, own)),
   };
   return { ...model, apiKey, ...(Object.keys(headers).length > 0 && { headers }) };
 }
 
 async function openPart(
-  env: KekEnv,
-  stored: StoredKey,
+  keyFor: (sealed: string) => DataKey | Promise<DataKey>,
   owner: Parameters<typeof openHeaders>[1],
   part: NonNullable<StoredKey["headers"]>["credential"],
 ): Promise<Record<string, string>> {
   if (part === null) return {};
   if (typeof part !== "string") return part;
-  return openHeaders(await dataKeyFor(env, stored, part), owner, part);
+  return openHeaders(await keyFor(part), owner, part);
+}
+
+/** A personal credential's key: the one its request opened, or the refusal its owner's other tokens and everyone else get. */
+function personalKeyFor(stored: StoredKey): DataKey | undefined {
+  if (stored.personalKeyId === undefined) return undefined;
+  if (stored.personalKey?.idText !== stored.personalKeyId) throw new AppError("failed_precondition", SEALED_MESSAGE);
+  return stored.personalKey;
+}
+
+/** The catalogue as one request may use it: its personal credentials' models carry the key the request's own secret opened. */
+export function withPersonalKey(catalog: ModelCatalog, key: PersonalKey | undefined): ModelCatalog {
+  if (!key || !catalog.models.some((m) => m.storedKey?.personalKeyId === key.idText)) return catalog;
+  return { ...catalog, models: catalog.models.map((m) => modelWithPersonalKey(m, key)) };
+}
+
+/** One model as one request may use it (see withPersonalKey). */
+export function modelWithPersonalKey(model: ModelConfig, key: PersonalKey | undefined): ModelConfig {
+  const stored = model.storedKey;
+  if (!key || stored?.personalKeyId !== key.idText) return model;
+  return { ...model, storedKey: { ...stored, personalKey: key } };
 }
 
 /** The data key that sealed `sealed`: the team's current one, or during a rotation the one it replaces. */

@@ -17,7 +17,7 @@ export interface TeamDataKey {
   previous?: DataKey;
 }
 
-/** @internal The team's current data key (tests read it; writes go through withTeamDataKey). */
+/** The team's current data key, for reading what it sealed; writes go through withTeamDataKey. */
 export async function teamDataKey(env: KekEnv, db: D1Db, teamId: string): Promise<TeamDataKey> {
   const team = await teamById(db, teamId);
   if (!team) throw new AppError("not_found", `team ${teamId} not found`);

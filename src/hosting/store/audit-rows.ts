@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   "user.remove",
   "token.issue",
   "token.revoke",
+  "token.unlock",
   "credential.create",
   "credential.rotate",
   "credential.delete",

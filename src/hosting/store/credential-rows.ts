@@ -64,12 +64,18 @@ export async function credentialsVisibleTo(
   return db.select().from(credentials).where(where).orderBy(asc(credentials.createdAtMs), asc(credentials.id)).all();
 }
 
-/** Replaces the key sealed under `sealedUnder`; stale when the team's data key changed since (seal again), undefined when the credential is gone. */
+/**
+ * Replaces the key sealed under the team's data key `sealedUnder` (null: under its owner's
+ * personal key, with the rest of what it seals); stale when the team's data key changed since
+ * (seal again), undefined when the credential is gone.
+ */
 export async function replaceCredentialKey(
   db: D1Db,
   current: CredentialRow,
-  key: { encryptedKey: string; keyLastFour: string },
-  sealedUnder: string,
+  key: { encryptedKey: string; keyLastFour: string } & Partial<
+    Pick<CredentialRow, "personalKeyId" | "sealedHeaders" | "headerNamesJson" | "headersJson">
+  >,
+  sealedUnder: string | null,
   nowMs: number,
   audit: [AuditEntry, ...AuditEntry[]],
 ): Promise<CredentialRow | typeof STALE_DATA_KEY | undefined> {
@@ -77,7 +83,13 @@ export async function replaceCredentialKey(
     db
       .update(credentials)
       .set({ ...key, updatedAtMs: nowMs })
-      .where(and(eq(credentials.id, current.id), isNull(credentials.deletedAtMs), stillSealedUnder(current.teamId, sealedUnder)))
+      .where(
+        and(
+          eq(credentials.id, current.id),
+          isNull(credentials.deletedAtMs),
+          sealedUnder === null ? undefined : stillSealedUnder(current.teamId, sealedUnder),
+        ),
+      )
       .returning(),
     auditInsertIfChanged(db, audit),
   ]);

@@ -114,7 +114,8 @@ export async function sealedRowsOf(db: D1Db, teamId: string): Promise<SealedRow[
         headersJson: credentials.headersJson,
       })
       .from(credentials)
-      .where(and(eq(credentials.teamId, teamId), isNull(credentials.deletedAtMs)))
+      // A personal credential sealed to its owner is under their personal key, not the team's.
+      .where(and(eq(credentials.teamId, teamId), isNull(credentials.deletedAtMs), isNull(credentials.personalKeyId)))
       .orderBy(asc(credentials.id)),
     db
       .select({

@@ -140,7 +140,12 @@ export interface UsableModelRow {
   credential: typeof credentials.$inferSelect;
   wrappedDataKey: string | null;
   previousWrappedDataKey: string | null;
+  /** The personal key its owner holds now (a personal credential's); a credential under another one is lost. */
+  ownerPersonalKeyId: string | null;
 }
+
+/** The credential owner's current personal key id, null for a team credential. */
+const ownerPersonalKeyId = sql<string | null>`(SELECT ${users.personalKeyId} FROM ${users} WHERE ${users.id} = ${credentials.ownerUserId})`;
 
 /** A user's enabled models on live credentials, own and team's, oldest first (Cursor's default is the first). */
 export async function usableModelsOf(db: D1Db, userId: string, teamId: string): Promise<UsableModelRow[]> {
@@ -150,6 +155,7 @@ export async function usableModelsOf(db: D1Db, userId: string, teamId: string): 
       credential: credentials,
       wrappedDataKey: teams.wrappedDataKey,
       previousWrappedDataKey: teams.previousWrappedDataKey,
+      ownerPersonalKeyId,
     })
     .from(models)
     .innerJoin(credentials, and(eq(credentials.id, models.credentialId), eq(credentials.teamId, models.teamId)))
@@ -179,6 +185,7 @@ export async function usableModelById(db: D1Db, id: string): Promise<UsableModel
       credential: credentials,
       wrappedDataKey: teams.wrappedDataKey,
       previousWrappedDataKey: teams.previousWrappedDataKey,
+      ownerPersonalKeyId,
     })
     .from(models)
     .innerJoin(credentials, and(eq(credentials.id, models.credentialId), eq(credentials.teamId, models.teamId)))

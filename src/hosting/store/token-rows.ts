@@ -3,6 +3,7 @@
 import { and, asc, count, eq, gt, isNull, lt, or } from "drizzle-orm";
 import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
 import { type D1Db, newId } from "./db.ts";
+import { forgetPersonalKeyIfUnheld } from "./personal-key-rows.ts";
 import { type Role, tokens, users } from "./schema/accounts.ts";
 
 export type TokenRow = typeof tokens.$inferSelect;
@@ -16,6 +17,9 @@ export interface TokenOwner {
   email: string;
   expiresAtMs: number | null;
   lastUsedAtMs: number | null;
+  /** The user's personal key id and this token's wrap of it (docs/keys-at-rest.md#personal-keys). */
+  personalKeyId: string | null;
+  personalKeyWrap: string | null;
 }
 
 /** Who issued a token for someone else; null when its own user did. */
@@ -27,14 +31,24 @@ export interface IssuedBy {
 
 export async function issueToken(
   db: D1Db,
-  token: { userId: string; name: string; tokenHash: string; expiresAtMs: number | null; issuedBy: IssuedBy | null },
+  token: {
+    /** Chosen by the caller when the token's wrap is made before it is stored (its id is in the wrap). */
+    id?: string;
+    userId: string;
+    name: string;
+    tokenHash: string;
+    expiresAtMs: number | null;
+    issuedBy: IssuedBy | null;
+    personalKeyWrap?: string | null;
+  },
   nowMs: number,
   audit: (token: TokenRow) => [AuditEntry, ...AuditEntry[]],
 ): Promise<TokenRow> {
-  const { issuedBy, ...fields } = token;
+  const { issuedBy, id, personalKeyWrap, ...fields } = token;
   const row: TokenRow = {
-    id: newId("tok"),
+    id: id ?? newId("tok"),
     ...fields,
+    personalKeyWrap: personalKeyWrap ?? null,
     createdAtMs: nowMs,
     lastUsedAtMs: null,
     revokedAtMs: null,
@@ -63,14 +77,23 @@ export async function tokenById(db: D1Db, id: string): Promise<TokenRow | undefi
   return db.select().from(tokens).where(eq(tokens.id, id)).get();
 }
 
-/** Revokes once; a second revoke keeps the first time and records nothing. */
-export async function revokeToken(db: D1Db, id: string, nowMs: number, audit: [AuditEntry, ...AuditEntry[]]): Promise<void> {
+/**
+ * Revokes once; a second revoke keeps the first time and records nothing. The token's wrap of its
+ * user's personal key goes with it, and the key itself when no live token holds one any more.
+ */
+export async function revokeToken(
+  db: D1Db,
+  token: { id: string; userId: string },
+  nowMs: number,
+  audit: [AuditEntry, ...AuditEntry[]],
+): Promise<void> {
   await db.batch([
     db
       .update(tokens)
-      .set({ revokedAtMs: nowMs })
-      .where(and(eq(tokens.id, id), isNull(tokens.revokedAtMs))),
+      .set({ revokedAtMs: nowMs, personalKeyWrap: null })
+      .where(and(eq(tokens.id, token.id), isNull(tokens.revokedAtMs))),
     auditInsertIfChanged(db, audit),
+    forgetPersonalKeyIfUnheld(db, token.userId, nowMs),
   ]);
 }
 
@@ -85,6 +108,8 @@ export async function ownerOfTokenHash(db: D1Db, tokenHash: string, nowMs: numbe
       email: users.email,
       expiresAtMs: tokens.expiresAtMs,
       lastUsedAtMs: tokens.lastUsedAtMs,
+      personalKeyId: users.personalKeyId,
+      personalKeyWrap: tokens.personalKeyWrap,
     })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))

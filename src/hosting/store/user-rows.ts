@@ -29,7 +29,7 @@ export async function addUser(
   nowMs: number,
   audit: (user: UserRow) => [AuditEntry, ...AuditEntry[]],
 ): Promise<{ user: UserRow } | { conflict: "email" }> {
-  const row: UserRow = { id: newId("usr"), ...user, createdAtMs: nowMs, updatedAtMs: nowMs, removedAtMs: null };
+  const row: UserRow = { id: newId("usr"), ...user, createdAtMs: nowMs, updatedAtMs: nowMs, removedAtMs: null, personalKeyId: null };
   try {
     await db.batch([db.insert(users).values(row), auditInsert(db, audit(row))]);
   } catch (err) {

@@ -13,6 +13,7 @@ const credential: Credential = {
   header_names: [],
   key_last_four: "abcd",
   has_key: true,
+  sealed_to_owner: false,
   team_id: "team-1",
   owner_user_id: null,
   created_at: "2026-03-01T00:00:00Z",

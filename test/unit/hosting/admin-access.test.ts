@@ -12,6 +12,9 @@ const user = (id: string, teamId: string, role: "admin" | "member"): Principal =
   role,
   email: `${id}@example.com`,
   tokenId: `tok_${id}`,
+  // Access rules never read the token's secret.
+  secret: { secretId: `tok_${id}`, base: {} as CryptoKey, wrap: null },
+  personalKeyId: null,
 });
 const operator: Principal = { kind: "operator", id: "operator" };
 const local: Principal = { kind: "local", id: "local" };

@@ -12,6 +12,8 @@ const owner = (over: Partial<TokenOwner> = {}): TokenOwner => ({
   role: "member",
   email: "a@example.com",
   expiresAtMs: null,
+  personalKeyId: null,
+  personalKeyWrap: null,
   lastUsedAtMs: null,
   ...over,
 });

@@ -135,7 +135,9 @@ describe("credentials", () => {
     const team_row = await env.DB.prepare("SELECT wrapped_data_key FROM teams WHERE id = ?")
       .bind(team.id)
       .first<{ wrapped_data_key: string }>();
-    expect(team_row?.wrapped_data_key).toEqual(expect.any(String));
+    // A personal credential is sealed to its owner's personal key: the team's data key is not needed.
+    expect(created).toMatchObject({ sealed_to_owner: true });
+    expect(team_row?.wrapped_data_key).toBeNull();
 
     const rotated = expectStatus(
       await api<Credential>("POST", `/api/v1/credentials/${created.id}/rotate`, {

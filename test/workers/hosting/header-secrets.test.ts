@@ -142,9 +142,10 @@ describe("header values are secrets", () => {
   });
 
   it("keeps using headers stored in clear before sealing, and seals them on the next write or the data-key rotation", async () => {
-    const { team, member } = await teamWithPeople();
+    const { team, admin, member } = await teamWithPeople();
     const scenario = await createScenario([chatText(["OK"]), chatText(["OK"]), chatText(["OK"])]);
-    const credential = await storeCredential(member.token, "user", secret("sk"));
+    // A team credential: a personal one is sealed to its owner, which the data-key rotation leaves alone.
+    const credential = await storeCredential(admin.token, "team", secret("sk"));
     const model = await storeModel(member.token, { credential_id: credential.id, scope: "user" });
     const [credValue, modelValue] = [secret("legacy-cred"), secret("legacy-model")];
     // As a row written before header values were sealed.

@@ -57,23 +57,23 @@ describe("data-key rotation", () => {
   it("re-encrypts every credential key and header set under a new data key, so old backups and new rows no longer open each other", async () => {
     const { team, admin, member } = await teamWithPeople();
     const scenario = await createScenario([chatText(["OK"]), chatText(["OK"]), chatText(["OK"])]);
-    const personalKey = `sk-personal-${crypto.randomUUID()}`;
+    const teamKey = `sk-team-${crypto.randomUUID()}`;
     const secretHeader = `hv-${crypto.randomUUID()}`;
-    const personal = await storeCredential(member.token, "user", personalKey, {
+    const shared = await storeCredential(admin.token, "team", teamKey, {
       headers: { "x-fake-scenario": scenario.id, "x-gateway-secret": secretHeader },
     });
-    const shared = await storeCredential(admin.token, "team", `sk-team-${crypto.randomUUID()}`);
-    const model = await storeModel(member.token, {
-      credential_id: personal.id,
-      scope: "user",
+    // A personal credential is sealed to its owner's personal key (docs/keys-at-rest.md#personal-keys): the rotation leaves it alone.
+    const personal = await storeCredential(member.token, "user", `sk-personal-${crypto.randomUUID()}`);
+    const model = await storeModel(admin.token, {
+      credential_id: shared.id,
+      scope: "team",
       headers: { "x-model-secret": secretHeader },
     });
-    await storeModel(admin.token, { credential_id: shared.id, scope: "team" });
     expect(await check(member.token, model.name)).toMatchObject({ ok: true });
     const before = await backupOf(team.id);
 
     const outcome = expectStatus(await rotate(team.id), 200);
-    expect(outcome).toEqual({ teams: 1, rotated: 1, credential_keys: 2, header_sets: 2, failed: 0, failures: [] });
+    expect(outcome).toEqual({ teams: 1, rotated: 1, credential_keys: 1, header_sets: 2, failed: 0, failures: [] });
     expect(JSON.stringify(outcome)).not.toContain(secretHeader);
 
     const after = await backupOf(team.id);
@@ -86,15 +86,18 @@ describe("data-key rotation", () => {
     // The backup's data key opens with today's KEK, but none of today's rows; today's key none of the backup's.
     const oldKey = await unwrapDataKey(secrets, team.id, before.wrapped);
     const newKey = await unwrapDataKey(secrets, team.id, after.wrapped);
+    const personalThen = before.credentials.find((c) => c.id === personal.id);
+    expect(after.credentials.find((c) => c.id === personal.id)).toEqual(personalThen);
     for (const [i, now] of after.credentials.entries()) {
       const then = before.credentials[i]!;
+      if (now.id === personal.id) continue;
       const owner = { teamId: team.id, credentialId: now.id };
       await expect(decryptCredentialKey(oldKey, owner, now.encrypted_key)).rejects.toMatchObject({ code: Code.DataLoss });
       await expect(decryptCredentialKey(newKey, owner, then.encrypted_key)).rejects.toMatchObject({ code: Code.DataLoss });
       await expect(decryptCredentialKey(oldKey, owner, then.encrypted_key)).resolves.toBeTypeOf("string");
     }
-    const sealedNow = after.credentials.find((c) => c.id === personal.id)!.sealed_headers!;
-    const headersOwner = { teamId: team.id, kind: "credential", id: personal.id } as const;
+    const sealedNow = after.credentials.find((c) => c.id === shared.id)!.sealed_headers!;
+    const headersOwner = { teamId: team.id, kind: "credential", id: shared.id } as const;
     await expect(openHeaders(oldKey, headersOwner, sealedNow)).rejects.toMatchObject({ code: Code.DataLoss });
     expect(await openHeaders(newKey, headersOwner, sealedNow)).toEqual({
       "x-fake-scenario": scenario.id,
@@ -105,13 +108,13 @@ describe("data-key rotation", () => {
     expect(await check(member.token, model.name)).toMatchObject({ ok: true });
     const requests = await scenario.requests(2);
     expect(requests[1]!.headers).toMatchObject({
-      authorization: `Bearer ${personalKey}`,
+      authorization: `Bearer ${teamKey}`,
       "x-gateway-secret": secretHeader,
       "x-model-secret": secretHeader,
     });
 
     // Again: a new key again, the same rows.
-    expect(expectStatus(await rotate(team.id), 200)).toMatchObject({ rotated: 1, credential_keys: 2, header_sets: 2 });
+    expect(expectStatus(await rotate(team.id), 200)).toMatchObject({ rotated: 1, credential_keys: 1, header_sets: 2 });
     expect(await check(member.token, model.name)).toMatchObject({ ok: true });
   });
 
@@ -145,6 +148,7 @@ describe("data-key rotation", () => {
         headerNamesJson: null,
         encryptedKey: await encryptCredentialKey(dataKey, { teamId: team.id, credentialId: id }, apiKey),
         keyLastFour: "",
+        personalKeyId: null,
         createdAtMs: now,
         updatedAtMs: now,
         deletedAtMs: null,
@@ -202,6 +206,7 @@ describe("data-key rotation", () => {
       headerNamesJson: null,
       encryptedKey: await encryptCredentialKey(old.dataKey, { teamId: team.id, credentialId: id }, "sk-stale-0123456789"),
       keyLastFour: "",
+      personalKeyId: null,
       createdAtMs: now,
       updatedAtMs: now,
       deletedAtMs: null,

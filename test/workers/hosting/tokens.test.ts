@@ -61,6 +61,7 @@ describe("user tokens", () => {
         revoked_at: null,
         // Issued by the operator, not the user: marked so in the user's own list (docs/hosting.md#audit-log).
         issued_by: { kind: "operator", id: "operator", email: null },
+        holds_personal_key: false,
       },
     ]);
     expect(JSON.stringify(listed)).not.toContain(issued.token.slice(5));

@@ -46,6 +46,12 @@ export const users = sqliteTable(
     updatedAtMs: integer("updated_at_ms").notNull(),
     /** Set when the user is removed; their tokens stop working. */
     removedAtMs: integer("removed_at_ms"),
+    /**
+     * The public id of the user's personal key, which seals their personal credentials; the key
+     * itself is stored only wrapped under their own tokens (docs/keys-at-rest.md#personal-keys).
+     * Null: none yet, or lost with the last token that held it.
+     */
+    personalKeyId: text("personal_key_id"),
   },
   (t) => [uniqueIndex("users_team_email").on(t.teamId, t.email).where(sql`removed_at_ms IS NULL`), index("users_by_team").on(t.teamId)],
 );
@@ -69,6 +75,8 @@ export const tokens = sqliteTable(
     issuedByKind: text("issued_by_kind").$type<"operator" | "user" | "local" | "sso">(),
     issuedById: text("issued_by_id"),
     issuedByEmail: text("issued_by_email"),
+    /** The user's personal key wrapped under a key derived from this token (salt and envelope); null: none (docs/keys-at-rest.md#personal-keys). */
+    personalKeyWrap: text("personal_key_wrap"),
   },
   (t) => [uniqueIndex("tokens_hash").on(t.tokenHash), index("tokens_by_user").on(t.userId)],
 );

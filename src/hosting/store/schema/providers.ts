@@ -30,6 +30,8 @@ export const credentials = sqliteTable(
     /** The API key, encrypted with the team's data key (src/hosting/keys); never plain text. */
     encryptedKey: text("encrypted_key").notNull(),
     keyLastFour: text("key_last_four").notNull(),
+    /** For a personal credential sealed to its owner: the id of the personal key its secrets are under; null: the team's data key. */
+    personalKeyId: text("personal_key_id"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
     deletedAtMs: integer("deleted_at_ms"),

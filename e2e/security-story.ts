@@ -18,7 +18,10 @@
 //     while a token not yet seen there is refused from it and works from another address;
 //  6. data keys rotate under live credentials: after the operator's rotate-data-keys, A's turn
 //     still reaches the provider with its key and both header values, and the log holds `keys.rotate`;
-//  7. no audit entry the operator can read holds any token, key or header value the story used.
+//  7. personal keys are sealed to their owner: A's member stores a personal key with a token they
+//     issued themselves; the token their admin issued runs team models but is refused the personal
+//     one (failed_precondition) until the member unlocks it, which the admin may not do;
+//  8. no audit entry the operator can read holds any token, key or header value the story used.
 import { randomBytes } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { toHex } from "../src/core/bytes.ts";
@@ -132,6 +135,17 @@ async function rawCall(
     signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
   });
   return { status: res.status, body: await res.text(), retryAfter: res.headers.get("retry-after") };
+}
+
+/** A POST that resolves with whatever it was answered (callApi throws outside 2xx). */
+async function rawPost(baseUrl: string, token: string, path: string, body: unknown): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${baseUrl}/api/v1${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+  });
+  return { status: res.status, body: await res.text() };
 }
 
 function errorCode(body: string): string | undefined {
@@ -506,9 +520,64 @@ export async function checkSecurityStory(opts: SecurityStoryOptions): Promise<vo
     );
   });
 
-  // sealed personal keys: added with issue 21 point 3
+  // 7. Personal keys sealed to their owner (docs/keys-at-rest.md#personal-keys).
+  await step(
+    "a member's personal key opens only with their own tokens: the admin-issued one is refused until the member unlocks it",
+    async () => {
+      const memberA = teamA.member;
+      // The member issues a token of their own, and stores a personal key with it: that token holds the new personal key.
+      const ownIssued = await as<{ id: string; token: string }>(memberA, "POST", `/users/${memberA.id}/tokens`, { name: "mine" }, CREATED);
+      const own: Person = { ...memberA, token: ownIssued.token, tokenId: ownIssued.id };
+      secrets.add(own.token);
+      const personalKey = `sk-personal-${toHex(randomBytes(12))}`;
+      secrets.add(personalKey);
+      const credential = await as<{ id: string; sealed_to_owner: boolean }>(
+        own,
+        "POST",
+        "/credentials",
+        { name: "mine", provider: "openai-chat", base_url: `${providerBase}/v1`, api_key: personalKey, scope: "user" },
+        CREATED,
+      );
+      assert(credential.sealed_to_owner, `the personal credential reads ${JSON.stringify(credential)}`);
+      await as(
+        own,
+        "POST",
+        "/models",
+        { name: "personal-model", credential_id: credential.id, model: upstreamModel, scope: "user" },
+        CREATED,
+      );
+      await turn(own.token, "personal-model", personalKey);
 
-  // 7. No secret in any entry the operator can read: the whole log, page by page.
+      // The token the admin issued still runs team models, but not the personal one.
+      await turn(memberA.token, storyModel, teamA.apiKey);
+      let sealed: ConnectError | undefined;
+      try {
+        await turn(memberA.token, "personal-model", personalKey);
+      } catch (error) {
+        sealed = ConnectError.from(error);
+      }
+      assert(
+        sealed?.code === Code.FailedPrecondition && sealed.rawMessage.includes("sealed to your own tokens"),
+        `a turn on the personal model with the admin-issued token ended with ${sealed ? `${Code[sealed.code]}: ${sealed.rawMessage}` : "success"}`,
+      );
+      // The admin cannot unlock it for the member; the member can, from their own token.
+      const byAdmin = await rawPost(baseUrl, teamA.admin.token, `/tokens/${memberA.tokenId}/unlock`, { token: memberA.token });
+      assert(byAdmin.status === 403, `the admin's unlock answered ${byAdmin.status}`);
+      const unlocked = await as<{ holds_personal_key: boolean }>(own, "POST", `/tokens/${memberA.tokenId}/unlock`, {
+        token: memberA.token,
+      });
+      assert(unlocked.holds_personal_key, `the unlock answered ${JSON.stringify(unlocked)}`);
+      await turn(memberA.token, "personal-model", personalKey);
+      const { entries } = await as<{ entries: AuditEntry[] }>(teamA.admin, "GET", "/audit?action=token.unlock");
+      assert(
+        entries.some((e) => e.outcome === "ok" && e.target.id === memberA.tokenId) &&
+          entries.some((e) => e.outcome === "denied" && e.actor.id === teamA.admin.id),
+        `the token.unlock entries are ${JSON.stringify(entries)}`,
+      );
+    },
+  );
+
+  // 8. No secret in any entry the operator can read: the whole log, page by page.
   await step("no audit entry holds a token, key or header value the story used", async () => {
     const texts: string[] = [];
     const actions = new Set<string>();

@@ -87,7 +87,11 @@ export function CredentialsPage({ api, me }: PageProps) {
     { header: "Name", cell: (c) => c.name },
     { header: "Provider", cell: (c) => c.provider },
     { header: "Base URL", cell: (c) => <code>{c.base_url}</code> },
-    { header: "Scope", cell: (c) => (c.scope === "team" ? "Team" : "Personal") },
+    {
+      header: "Scope",
+      // Sealed to its owner's own tokens (docs/keys-at-rest.md#personal-keys): nobody else can use it.
+      cell: (c) => (c.scope === "team" ? "Team" : c.sealed_to_owner ? "Personal (sealed to your tokens)" : "Personal"),
+    },
     { header: "Key", cell: (c) => <code>{lastFour(c)}</code> },
     // Header values are never shown (docs/hosting.md#header-values); their names are.
     { header: "Headers", cell: (c) => (c.header_names.length === 0 ? "none" : <code>{c.header_names.join(", ")}</code>) },

@@ -144,6 +144,8 @@ function UserTokens({ api, me, userId, whose }: PageProps & { userId: string; wh
           {isSession(t) ? `${t.name} (this session)` : t.name}
           {/* Issued by someone else, an admin or the operator (docs/hosting.md#audit-log): its owner sees who. */}
           {t.issued_by && <span class="muted issued-by"> · issued by {t.issued_by.email ?? t.issued_by.id}</span>}
+          {/* It opens its user's personal credentials (docs/keys-at-rest.md#personal-keys). */}
+          {t.holds_personal_key && !t.revoked_at && <span class="muted"> · opens personal keys</span>}
         </>
       ),
     },

@@ -51,6 +51,8 @@ export class Conversation {
   #catalog: ModelCatalog = { models: [], problems: new Map() };
   /** Code mode of this conversation, made on its first code-mode run (docs/code-mode.md#cursor-runs). */
   #codeMode: ConversationCodeMode | undefined;
+  /** The appends still being prepared, in their order of arrival. */
+  #appends: Promise<void> = Promise.resolve();
   /** The usage records of the runs found cut off by a restart when the object started. */
   #recovered: Promise<void> = Promise.resolve();
 
@@ -95,15 +97,26 @@ export class Conversation {
     this.#session.unsubscribe(requestId, subscriptionId);
   }
 
-  async append(input: AppendInput): Promise<AppendResult> {
+  append(input: AppendInput): Promise<AppendResult> {
     this.#principal = input.principal;
     this.#teamId = input.teamId ?? null;
     this.#limits ??= limitsFor(this.#env, { id: this.#principal, teamId: this.#teamId });
-    // Before the session sees the append, so planRun reads the principal's models synchronously.
-    // Concurrent appends await the same load, so they reach the session in their order.
-    const catalog = await modelCatalogFor(this.#env, { id: input.principal, teamId: this.#teamId });
-    this.#catalog = withPersonalKey(catalog, await personalKeyFrom(input));
-    return this.#session.append(input);
+    // The principal's models and the append's personal key are loaded before the session sees
+    // the append, so planRun reads them synchronously; the queue keeps appends in their order of
+    // arrival while one of them imports a key.
+    const key = personalKeyFrom(input);
+    const ready = Promise.all([modelCatalogFor(this.#env, { id: input.principal, teamId: this.#teamId }), key]);
+    ready.catch(() => undefined); // handled where it is awaited, in its turn
+    const appended = this.#appends.then(async () => {
+      const [catalog, personalKey] = await ready;
+      this.#catalog = withPersonalKey(catalog, personalKey);
+      return this.#session.append(input);
+    });
+    this.#appends = appended.then(
+      () => undefined,
+      () => undefined,
+    );
+    return appended;
   }
 
   heldAppendBytes(): number {

@@ -71,7 +71,11 @@ export function planRun(
  * The next turn that a runtime user message starts in the continuation window: the request's
  * latest plan (model, tools, client state) with this message as its action.
  */
-export function planContinuation(previous: RunPlan, action: ConversationAction): { plan: RunPlan } | { error: AppError } {
+export function planContinuation(
+  previous: RunPlan,
+  action: ConversationAction,
+  catalog: ModelCatalog,
+): { plan: RunPlan } | { error: AppError } {
   const user = action.action.case === "userMessageAction" ? action.action.value.userMessage : undefined;
   const planned = userMessageAction(user);
   if ("error" in planned) return planned;
@@ -81,7 +85,20 @@ export function planContinuation(previous: RunPlan, action: ConversationAction):
   const source = contextSourceOf(action);
   const context = source ? { source, prefetched: previousContext?.prefetched ?? new Map<string, Uint8Array>() } : previousContext;
   const state = { ...previous.state, mode: user?.mode || previous.state.mode };
-  return { plan: { ...rest, action: planned.action, state, ...(context && { context }) } };
+  const model = withCurrentPersonalKey(previous.model, catalog);
+  return { plan: { ...rest, model, action: planned.action, state, ...(context && { context }) } };
+}
+
+/**
+ * A continuation runs with the personal key of the append that brought it, not the previous
+ * run's: another token of the same user may hold none (docs/keys-at-rest.md#personal-keys).
+ */
+function withCurrentPersonalKey(model: ModelConfig, catalog: ModelCatalog): ModelConfig {
+  const stored = model.storedKey;
+  if (stored?.personalKeyId === undefined) return model;
+  const { personalKey: _previous, ...rest } = stored;
+  const current = catalog.models.find((m) => m.name === model.name)?.storedKey?.personalKey;
+  return { ...model, storedKey: current ? { ...rest, personalKey: current } : rest };
 }
 
 /** The requested model (or the conversation's last one), with Cursor's parameters applied. */

@@ -252,7 +252,7 @@ export class ConversationSession {
   /** A runtime user message in the continuation window: the next turn, on the latest run's plan. */
   #continue(slot: RequestSlot, action: ConversationAction): void {
     if (!slot.lastPlan) return;
-    const planned = planContinuation(slot.lastPlan, action);
+    const planned = planContinuation(slot.lastPlan, action, this.deps.catalog());
     const runId = newRunId(slot.requestId);
     this.#dispatch(slot, { kind: "run-requested", runId, planned, subscribers: slot.outbox.subscriberCount, continuation: true });
   }

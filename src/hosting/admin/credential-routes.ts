@@ -195,6 +195,10 @@ credentialRoutes.openapi(
     const { api_key } = c.req.valid("json");
     const db = d1(c.env.DB);
     const credential = await managed(c.var.principal, db, credential_id);
+    if (credential.scope === "user" && c.var.principal.kind === "operator") {
+      // Its key is sealed to its owner (docs/keys-at-rest.md#personal-keys): only they can enter a new one.
+      throw new AppError("permission_denied", `credential ${credential_id} is personal: only its owner can replace its key`);
+    }
     const now = Date.now();
     const audit = auditEntries(c, now, [credentialRecord("credential.rotate", credential)]);
     const owner = { teamId: credential.teamId, credentialId: credential.id };
@@ -276,10 +280,11 @@ async function rotateSealedToOwner(
     keyLastFour: keyLastFour(apiKey),
     personalKeyId: key.idText,
   };
-  forgetCachedToken(holder.secret.secretId);
   const row = await replaceCredentialKey(db, credential, { ...sealed, ...headers, headersJson: null }, null, now, audit);
-  // Not conditional on the team's data key, so never stale.
-  return row === STALE_DATA_KEY ? undefined : row;
+  // This token may have just got its wrap of a new personal key: this isolate reads it at once.
+  forgetCachedToken(holder.secret.secretId);
+  if (row === STALE_DATA_KEY) throw new AppError("internal", "a write not conditional on the team's data key was answered stale");
+  return row;
 }
 
 /** A credential's audit entry: what it is, never its key or header values (docs/hosting.md#audit-log). */

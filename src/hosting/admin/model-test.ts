@@ -3,11 +3,9 @@
 // provider's (redacted) error. Rate limited per user, since each test spends their key.
 import { limitsFor } from "../limits/principal-limits.ts";
 import { createRoute, z } from "@hono/zod-openapi";
-import { storedModelConfig } from "../config/principal-models.ts";
+import { storedKeyProblem, storedModelConfig } from "../config/principal-models.ts";
 import { modelWithPersonalKey, withOpenedKey } from "../keys/stored-key.ts";
 import { callerPersonalKey } from "../auth/caller-key.ts";
-import { LOST_MESSAGE } from "../keys/personal-key.ts";
-import { NO_KEY } from "../keys/credential-key.ts";
 import { probeModel } from "./model-check.ts";
 import { AppError, Code } from "../../core/errors.ts";
 import { d1 } from "../store/db.ts";
@@ -59,13 +57,8 @@ modelTestRoutes.openapi(
         `at most ${TESTS_PER_MINUTE} model tests per minute per user; the next is possible in ${Math.ceil(waitMs / 1000)} s`,
       );
     }
-    const personalKeyId = row.credential.personalKeyId;
-    if (personalKeyId !== null && personalKeyId !== row.ownerPersonalKeyId) {
-      throw new AppError("failed_precondition", `model ${model_id}: its personal credential: ${LOST_MESSAGE}`);
-    }
-    if (!row.wrappedDataKey && personalKeyId === null && row.credential.encryptedKey !== NO_KEY) {
-      throw new AppError("failed_precondition", `model ${model_id}: its team has no data key`);
-    }
+    const keyProblem = storedKeyProblem(row);
+    if (keyProblem) throw new AppError("failed_precondition", `model ${model_id}: ${keyProblem}`);
     let model: Parameters<typeof probeModel>[0];
     try {
       const stored = storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" });

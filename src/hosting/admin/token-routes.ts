@@ -9,7 +9,7 @@ import { AppError } from "../../core/errors.ts";
 import { type D1Db, d1, newId } from "../store/db.ts";
 import { ownerSecretOf } from "../keys/personal-key.ts";
 import { wrapForSecret } from "../keys/owner-key.ts";
-import { personalKeyState, setTokenWrap } from "../store/personal-key-rows.ts";
+import { setTokenWrap } from "../store/personal-key-rows.ts";
 import { issueToken, liveTokenCount, revokeToken, type TokenRow, tokenById, tokensOfUser } from "../store/token-rows.ts";
 import { activeUser } from "../store/user-rows.ts";
 import { userReach, within } from "./access.ts";
@@ -191,11 +191,16 @@ tokenRoutes.openapi(
     const body = c.req.valid("json");
     const db = d1(c.env.DB);
     const now = Date.now();
-    const token = await tokenById(db, token_id);
-    const owner = token ? await activeUser(db, token.userId) : undefined;
-    const user = within(owner, (u) => userReach(c.var.principal, u), "view", `token ${token_id}`);
+    const found = await tokenById(db, token_id);
+    const owner = found ? await activeUser(db, found.userId) : undefined;
+    const { token, user } = within(
+      found && owner ? { token: found, user: owner } : undefined,
+      ({ user }) => userReach(c.var.principal, user),
+      "view",
+      `token ${token_id}`,
+    );
     const principal = c.var.principal;
-    if (!token || principal.kind !== "user" || principal.id !== user.id) {
+    if (principal.kind !== "user" || principal.id !== user.id) {
       throw new AppError(
         "permission_denied",
         "only the token's own user can unlock it, from a token of theirs that holds their personal key",
@@ -205,19 +210,19 @@ tokenRoutes.openapi(
       throw new AppError("failed_precondition", `token ${token_id} is revoked or expired`);
     }
     if ((await userTokenHash(body.token)) !== token.tokenHash) throw invalidField("body.token", `is not token ${token_id}`);
-    const { personalKeyId } = await personalKeyState(db, user.id, now);
-    if (personalKeyId === null) {
+    const wrapped = await wrapForSecret(
+      db,
+      { userId: user.id, secret: principal.secret },
+      await ownerSecretOf(token.id, body.token, null),
+      now,
+    );
+    if (wrapped === "no-key") {
       throw new AppError(
         "failed_precondition",
-        "you have no personal key yet: your first personal credential creates one, sealed to the token you create it with",
+        "you hold no personal key: your next personal credential creates one, sealed to the token you create it with",
       );
     }
-    const wrapped = await wrapForSecret(
-      { userId: user.id, secret: principal.secret },
-      personalKeyId,
-      await ownerSecretOf(token.id, body.token, null),
-    );
-    if (!wrapped) {
+    if (wrapped === "not-held") {
       throw new AppError(
         "failed_precondition",
         "the token this request carries does not hold your personal key; unlock from one that does",
@@ -242,13 +247,13 @@ tokenRoutes.openapi(
 /** The new token's wrap of its user's personal key, when the request's own token holds that key. */
 async function wrapForNewToken(db: D1Db, principal: Principal, tokenId: string, token: string, now: number): Promise<string | null> {
   if (principal.kind !== "user") return null;
-  const { personalKeyId } = await personalKeyState(db, principal.id, now);
   const wrapped = await wrapForSecret(
+    db,
     { userId: principal.id, secret: principal.secret },
-    personalKeyId,
     await ownerSecretOf(tokenId, token, null),
+    now,
   );
-  return wrapped?.wrap ?? null;
+  return typeof wrapped === "object" ? wrapped.wrap : null;
 }
 
 function tokenJson(token: TokenRow) {

@@ -14,7 +14,7 @@ import { DEFAULT_CONTEXT_WINDOW, type ModelCatalog, modelCatalogFromEnv } from "
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
 import { errorKind } from "../../core/log-safe.ts";
 import { NO_KEY } from "../keys/credential-key.ts";
-import { LOST_MESSAGE } from "../keys/personal-key.ts";
+import { lostMessage } from "../keys/personal-key.ts";
 
 const NO_MODELS: ModelCatalog = { models: [], problems: new Map() };
 
@@ -116,18 +116,9 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
       catalog.problems.set(name, `model ${name}: ${urlProblem}`);
       continue;
     }
-    const personalKeyId = row.credential.personalKeyId;
-    if (personalKeyId !== null && personalKeyId !== row.ownerPersonalKeyId) {
-      catalog.problems.set(name, `model ${name}: its personal credential ${row.credential.id}: ${LOST_MESSAGE}`);
-      continue;
-    }
-    // A keyless credential has nothing to open, so its team may have no data key yet; a sealed
-    // personal one opens with its owner's key, not the team's.
-    const underTeamKey =
-      (personalKeyId === null && (row.credential.encryptedKey !== NO_KEY || row.credential.sealedHeaders !== null)) ||
-      row.model.sealedHeaders !== null;
-    if (!row.wrappedDataKey && underTeamKey) {
-      catalog.problems.set(name, `model ${name}: its team has no data key, so its credential cannot be opened`);
+    const keyProblem = storedKeyProblem(row);
+    if (keyProblem) {
+      catalog.problems.set(name, `model ${name}: ${keyProblem}`);
       continue;
     }
     catalog.models.push(storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" }));
@@ -139,6 +130,18 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
     });
   }
   return catalog;
+}
+
+/** Why a stored model's secrets cannot be opened, before anyone tries: its personal key is lost, or its team has no data key. */
+export function storedKeyProblem(row: UsableModelRow): string | undefined {
+  const personalKeyId = row.credential.personalKeyId;
+  if (personalKeyId !== null && personalKeyId !== row.ownerPersonalKeyId) return lostMessage(row.credential.id);
+  // A keyless credential has nothing to open, so its team may have no data key yet; a sealed
+  // personal one opens with its owner's key, not the team's.
+  const underTeamKey =
+    (personalKeyId === null && (row.credential.encryptedKey !== NO_KEY || row.credential.sealedHeaders !== null)) ||
+    row.model.sealedHeaders !== null;
+  return !row.wrappedDataKey && underTeamKey ? "its team has no data key, so its credential cannot be opened" : undefined;
 }
 
 /** A stored model as the providers take it, its key and header values still encrypted. */

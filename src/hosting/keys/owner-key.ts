@@ -24,41 +24,46 @@ export interface KeyHolder {
 /**
  * The key a personal credential written now is sealed with. A user whose key is held by live
  * tokens must write with one of them; one with none (never had one, or lost it) gets a new key,
- * wrapped for the token of this request.
+ * wrapped for the token of this request. The token's wrap is read here, not from the token check,
+ * which may be up to 5 s old.
  */
 export async function personalKeyForWrite(db: D1Db, holder: KeyHolder, nowMs: number): Promise<PersonalKey> {
-  const state = await personalKeyState(db, holder.userId, nowMs);
-  if (state.personalKeyId !== null && state.liveWraps > 0) {
-    const key = await openPersonalKey(holder.secret, holder.userId, state.personalKeyId);
+  const state = await personalKeyState(db, holder.userId, holder.secret.secretId, nowMs);
+  const secret = { ...holder.secret, wrap: state.callerWrap };
+  if (state.heldKeyId !== null) {
+    const key = await openPersonalKey(secret, holder.userId, state.heldKeyId);
     if (!key) throw new AppError("failed_precondition", SEALED_MESSAGE);
     return key;
   }
   const { key, raw } = await createPersonalKey();
   try {
-    const wrap = await wrapPersonalKey(holder.secret, holder.userId, raw, key.idText);
-    const installed = await installPersonalKey(db, holder.userId, state.personalKeyId, {
-      keyId: key.idText,
-      tokenId: holder.secret.secretId,
-      wrap,
-    });
-    if (!installed) throw new AppError("aborted", "your personal key was created by another request at the same moment; try again");
+    const wrap = await wrapPersonalKey(secret, holder.userId, raw, key.idText);
+    const install = { keyId: key.idText, tokenId: secret.secretId, wrap };
+    if (!(await installPersonalKey(db, holder.userId, state.storedKeyId, install, nowMs))) {
+      throw new AppError("aborted", "your personal key was created by another request at the same moment; try again");
+    }
     return key;
   } finally {
     raw.fill(0);
   }
 }
 
-/** A wrap of the holder's current key for another secret of theirs (a token they issue or unlock), or undefined when the holder's own secret holds none. */
+/** Why no wrap could be made for another secret: the user holds no key, or the request's own token does not hold it. */
+export type NoWrap = "no-key" | "not-held";
+
+/** A wrap of the holder's current key for another secret of theirs (a token they issue or unlock). */
 export async function wrapForSecret(
+  db: D1Db,
   holder: KeyHolder,
-  currentKeyId: string | null,
   other: OwnerSecret,
-): Promise<{ wrap: string; keyId: string } | undefined> {
-  if (currentKeyId === null) return undefined;
-  const raw = await unwrapPersonalKey(holder.secret, holder.userId, currentKeyId);
-  if (!raw) return undefined;
+  nowMs: number,
+): Promise<{ wrap: string; keyId: string } | NoWrap> {
+  const state = await personalKeyState(db, holder.userId, holder.secret.secretId, nowMs);
+  if (state.heldKeyId === null) return "no-key";
+  const raw = await unwrapPersonalKey({ ...holder.secret, wrap: state.callerWrap }, holder.userId, state.heldKeyId);
+  if (!raw) return "not-held";
   try {
-    return { wrap: await wrapPersonalKey(other, holder.userId, raw, currentKeyId), keyId: currentKeyId };
+    return { wrap: await wrapPersonalKey(other, holder.userId, raw, state.heldKeyId), keyId: state.heldKeyId };
   } finally {
     raw.fill(0);
   }

@@ -84,8 +84,9 @@ export async function openPersonalKey(secret: OwnerSecret, userId: string, curre
 /** What a request without the right secret is told (docs/keys-at-rest.md#personal-keys). */
 export const SEALED_MESSAGE = "personal credentials are sealed to your own tokens; unlock this token from one of yours";
 /** What a credential sealed under a personal key nobody holds any more is told. */
-export const LOST_MESSAGE =
-  "its key was sealed to tokens of yours that are all revoked or expired, so it cannot be opened; enter the key again (POST /api/v1/credentials/{id}/rotate)";
+export function lostMessage(credentialId: string): string {
+  return `personal credential ${credentialId} was sealed to tokens of yours that are all revoked or expired, so it cannot be opened; enter the key again (POST /api/v1/credentials/${credentialId}/rotate), or, if it had headers, delete it and create it again`;
+}
 
 async function wrappingKey(secret: OwnerSecret, salt: Uint8Array): Promise<DataKey> {
   const bits = new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt, info: WRAP_INFO }, secret.base, 256));

@@ -7,6 +7,7 @@ import { and, asc, eq, getTableColumns, isNull, or, type SQL, sql } from "drizzl
 import { type AuditEntry, auditInsertIfChanged } from "./audit-rows.ts";
 import { STALE_DATA_KEY, stillSealedUnder } from "./data-key-rows.ts";
 import type { D1Db } from "./db.ts";
+import { heldPersonalKeyId } from "./personal-key-rows.ts";
 import { teams, users } from "./schema/accounts.ts";
 import { credentials, models } from "./schema/providers.ts";
 
@@ -140,12 +141,12 @@ export interface UsableModelRow {
   credential: typeof credentials.$inferSelect;
   wrappedDataKey: string | null;
   previousWrappedDataKey: string | null;
-  /** The personal key its owner holds now (a personal credential's); a credential under another one is lost. */
+  /** The personal key its owner holds now (a personal credential's; null when no live token holds it): a credential under another one is lost. */
   ownerPersonalKeyId: string | null;
 }
 
-/** The credential owner's current personal key id, null for a team credential. */
-const ownerPersonalKeyId = sql<string | null>`(SELECT ${users.personalKeyId} FROM ${users} WHERE ${users.id} = ${credentials.ownerUserId})`;
+/** The credential owner's held personal key id, null for a team credential. */
+const ownerPersonalKeyId = heldPersonalKeyId(credentials.ownerUserId);
 
 /** A user's enabled models on live credentials, own and team's, oldest first (Cursor's default is the first). */
 export async function usableModelsOf(db: D1Db, userId: string, teamId: string): Promise<UsableModelRow[]> {

@@ -1,27 +1,33 @@
 // Personal keys in D1 (docs/keys-at-rest.md#personal-keys), by intent: a user's key id and
 // how many live tokens hold a wrap of it, a new key installed with the wrap of the token that
 // made it, and a token's wrap set when its owner unlocks it. Only wraps are stored, never a key.
-import { and, count, eq, gt, isNotNull, isNull, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { type AuditEntry, auditInsertIfChanged } from "./audit-rows.ts";
 import type { D1Db } from "./db.ts";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { tokens, users } from "./schema/accounts.ts";
 
 export interface PersonalKeyState {
-  /** Null: none yet, or lost with the last token that held it. */
-  personalKeyId: string | null;
-  /** Tokens neither revoked nor expired that hold a wrap. */
-  liveWraps: number;
+  /** The key id as stored; null: none yet, or lost with the last revoked token that held it. */
+  storedKeyId: string | null;
+  /** The key id while a live token holds it (heldPersonalKeyId), else null: lost. */
+  heldKeyId: string | null;
+  /** The wrap the calling token holds now (the token check's may be up to 5 s old). */
+  callerWrap: string | null;
 }
 
-export async function personalKeyState(db: D1Db, userId: string, nowMs: number): Promise<PersonalKeyState> {
-  const [user, wraps] = await db.batch([
-    db.select({ personalKeyId: users.personalKeyId }).from(users).where(eq(users.id, userId)),
+export async function personalKeyState(db: D1Db, userId: string, callerTokenId: string, nowMs: number): Promise<PersonalKeyState> {
+  const [user, caller] = await db.batch([
     db
-      .select({ n: count() })
+      .select({ stored: users.personalKeyId, held: heldPersonalKeyId(sql`${userId}`, nowMs) })
+      .from(users)
+      .where(eq(users.id, userId)),
+    db
+      .select({ wrap: tokens.personalKeyWrap })
       .from(tokens)
-      .where(and(eq(tokens.userId, userId), isNotNull(tokens.personalKeyWrap), liveToken(nowMs))),
+      .where(and(eq(tokens.id, callerTokenId), eq(tokens.userId, userId))),
   ]);
-  return { personalKeyId: user[0]?.personalKeyId ?? null, liveWraps: wraps[0]?.n ?? 0 };
+  return { storedKeyId: user[0]?.stored ?? null, heldKeyId: user[0]?.held ?? null, callerWrap: caller[0]?.wrap ?? null };
 }
 
 /**
@@ -33,12 +39,23 @@ export async function installPersonalKey(
   userId: string,
   replaces: string | null,
   install: { keyId: string; tokenId: string; wrap: string },
+  nowMs: number,
 ): Promise<boolean> {
   const [changed] = await db.batch([
     db
       .update(users)
       .set({ personalKeyId: install.keyId })
-      .where(and(eq(users.id, userId), replaces === null ? isNull(users.personalKeyId) : eq(users.personalKeyId, replaces))),
+      .where(
+        and(
+          eq(users.id, userId),
+          replaces === null ? isNull(users.personalKeyId) : eq(users.personalKeyId, replaces),
+          // The token that will hold it is live: a key nobody holds is never installed.
+          sql`EXISTS ${db
+            .select({ one: sql`1` })
+            .from(tokens)
+            .where(and(eq(tokens.id, install.tokenId), eq(tokens.userId, userId), liveToken(nowMs)))}`,
+        ),
+      ),
     db
       .update(tokens)
       .set({ personalKeyWrap: install.wrap })
@@ -84,6 +101,18 @@ export function forgetPersonalKeyIfUnheld(db: D1Db, userId: string, nowMs: numbe
     .update(users)
     .set({ personalKeyId: null })
     .where(and(eq(users.id, userId), isNotNull(users.personalKeyId), sql`NOT EXISTS ${held}`));
+}
+
+/**
+ * The user's personal key id while a live token holds a wrap of it, else null: a key whose last
+ * holder expired (or was revoked) is lost, and says so (docs/keys-at-rest.md#personal-keys).
+ * `userId` is a value or a column of the outer query; `nowMs` defaults to the database's clock.
+ */
+export function heldPersonalKeyId(userId: SQL | SQLiteColumn, nowMs?: number): SQL<string | null> {
+  const now = nowMs ?? sql`CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`;
+  const holder = sql`SELECT 1 FROM ${tokens} WHERE ${tokens.userId} = ${userId} AND ${tokens.personalKeyWrap} IS NOT NULL
+    AND ${tokens.revokedAtMs} IS NULL AND (${tokens.expiresAtMs} IS NULL OR ${tokens.expiresAtMs} > ${now})`;
+  return sql<string | null>`(SELECT CASE WHEN EXISTS (${holder}) THEN u.personal_key_id END FROM ${users} u WHERE u.id = ${userId})`;
 }
 
 function liveToken(nowMs: number): SQL | undefined {

@@ -3,7 +3,7 @@
 import { and, asc, count, eq, gt, isNull, lt, or } from "drizzle-orm";
 import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
 import { type D1Db, newId } from "./db.ts";
-import { forgetPersonalKeyIfUnheld } from "./personal-key-rows.ts";
+import { forgetPersonalKeyIfUnheld, heldPersonalKeyId } from "./personal-key-rows.ts";
 import { type Role, tokens, users } from "./schema/accounts.ts";
 
 export type TokenRow = typeof tokens.$inferSelect;
@@ -108,7 +108,7 @@ export async function ownerOfTokenHash(db: D1Db, tokenHash: string, nowMs: numbe
       email: users.email,
       expiresAtMs: tokens.expiresAtMs,
       lastUsedAtMs: tokens.lastUsedAtMs,
-      personalKeyId: users.personalKeyId,
+      personalKeyId: heldPersonalKeyId(users.id, nowMs),
       personalKeyWrap: tokens.personalKeyWrap,
     })
     .from(tokens)

@@ -81,14 +81,15 @@ export async function removeUser(db: D1Db, user: UserRow, nowMs: number, audit: 
   const [removed] = await db.batch([
     db
       .update(users)
-      .set({ removedAtMs: nowMs, updatedAtMs: nowMs })
+      // Their personal key goes with their tokens (docs/keys-at-rest.md#personal-keys).
+      .set({ removedAtMs: nowMs, updatedAtMs: nowMs, personalKeyId: null })
       .where(and(eq(users.id, user.id), isNull(users.removedAtMs), user.role === "admin" ? anotherAdminRemains(user) : undefined))
       .returning({ id: users.id }),
     auditInsertIfChanged(db, audit),
     // Runs after the removal in the same batch: revokes only if the user is now removed.
     db
       .update(tokens)
-      .set({ revokedAtMs: nowMs })
+      .set({ revokedAtMs: nowMs, personalKeyWrap: null })
       .where(
         and(
           eq(tokens.userId, user.id),

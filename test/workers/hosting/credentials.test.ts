@@ -183,7 +183,7 @@ describe("credentials", () => {
     for (const id of [own.id, adminOwn.id, shared.id]) expect(localSees).not.toContain(id);
   });
 
-  it("answers rotate and delete by role: owner or team admin yes, a member on a team credential 403, outside reach 404", async () => {
+  it("answers rotate and delete by role: owner or team admin yes, a member on a team credential 403, the operator on a personal key 403, outside reach 404", async () => {
     const shared = await createCredential(admin.token, "team");
     const personal = await createCredential(memberA.token, "user");
     const rotate = (id: string, token: string) =>
@@ -203,8 +203,9 @@ describe("credentials", () => {
 
     expect((await rotate(shared.id, admin.token)).status).toBe(200);
     expect((await rotate(personal.id, memberA.token)).status).toBe(200);
-    // The operator manages every credential.
-    expect((await rotate(personal.id, "test-admin-token")).status).toBe(200);
+    // The operator manages every credential, but a personal one's key is sealed to its owner: only they enter a new one.
+    expect((await rotate(personal.id, "test-admin-token")).status).toBe(403);
+    expect((await rotate(shared.id, "test-admin-token")).status).toBe(200);
     expect((await api("DELETE", `/api/v1/credentials/${shared.id}`)).status).toBe(204);
   });
 

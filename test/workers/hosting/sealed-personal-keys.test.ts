@@ -162,4 +162,56 @@ describe("personal keys sealed to their owner", () => {
     );
     expect(await turnEnd(handed.token, personalModel.name)).toEqual({});
   });
+
+  it("loses the personal keys when the last token holding them expires, and seals them again for the token that enters one", async () => {
+    const { user, handed, own, personal, personalModel } = await sealedMember();
+    // The member's own token reaches its expiry (as if its expires_at had passed).
+    await env.DB.prepare("UPDATE tokens SET expires_at_ms = ? WHERE id = ?")
+      .bind(Date.now() - 1_000, own.id)
+      .run();
+    const lost = await turnEnd(handed.token, personalModel.name);
+    expect(lost.error?.message).toContain(
+      `personal credential ${personal.id} was sealed to tokens of yours that are all revoked or expired`,
+    );
+    const unlock = await api<ApiError>("POST", `/api/v1/tokens/${handed.id}/unlock`, {
+      token: handed.token,
+      body: { token: handed.token },
+    });
+    expect(unlock.status).toBe(412);
+    expect(unlock.body.error.message).toMatch(/you hold no personal key/);
+    expectStatus(
+      await api("POST", `/api/v1/credentials/${personal.id}/rotate`, {
+        token: handed.token,
+        body: { api_key: `sk-again-${crypto.randomUUID()}` },
+      }),
+      200,
+    );
+    expect(await turnEnd(handed.token, personalModel.name)).toEqual({});
+    const keyId = await env.DB.prepare("SELECT personal_key_id AS k FROM users WHERE id = ?").bind(user.id).first<{ k: string }>();
+    const credentialKey = await env.DB.prepare("SELECT personal_key_id AS k FROM credentials WHERE id = ?")
+      .bind(personal.id)
+      .first<{ k: string }>();
+    expect(credentialKey?.k).toBe(keyId?.k);
+  });
+
+  it("refuses the operator a new key for a personal credential, which only its owner can enter", async () => {
+    const { personal, own, personalModel } = await sealedMember();
+    const refused = await api<ApiError>("POST", `/api/v1/credentials/${personal.id}/rotate`, {
+      body: { api_key: "sk-operator-0123456789" },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("permission_denied");
+    expect(await turnEnd(own.token, personalModel.name)).toEqual({});
+  });
+
+  it("drops a removed user's personal key and its wraps with their tokens", async () => {
+    const { admin, user } = await sealedMember();
+    expectStatus(await api("DELETE", `/api/v1/users/${user.id}`, { token: admin.token }), 204);
+    const row = await env.DB.prepare("SELECT personal_key_id AS k FROM users WHERE id = ?").bind(user.id).first<{ k: string | null }>();
+    expect(row?.k).toBeNull();
+    const wraps = await env.DB.prepare("SELECT COUNT(*) AS n FROM tokens WHERE user_id = ? AND personal_key_wrap IS NOT NULL")
+      .bind(user.id)
+      .first<{ n: number }>();
+    expect(wraps?.n).toBe(0);
+  });
 });

@@ -2104,7 +2104,10 @@ export interface components {
       created_at: string;
     };
     CreateTeam: {
-      /** @example Platform */
+      /**
+       * @description At most 200 characters, stored in Unicode NFC
+       * @example Platform
+       */
       name: string;
       /**
        * @description Input + output tokens per calendar month (UTC); null: no budget
@@ -2118,7 +2121,10 @@ export interface components {
       code_mode_cpu_ms?: number | null;
     };
     PatchTeam: {
-      /** @example Platform */
+      /**
+       * @description At most 200 characters, stored in Unicode NFC
+       * @example Platform
+       */
       name?: string;
       /**
        * @description Input + output tokens per calendar month (UTC); null: no budget
@@ -2186,7 +2192,10 @@ export interface components {
       expires_at: string | null;
     };
     IssueToken: {
-      /** @example laptop */
+      /**
+       * @description At most 200 characters, stored in Unicode NFC
+       * @example laptop
+       */
       name: string;
       /**
        * Format: date-time
@@ -2265,7 +2274,10 @@ export interface components {
       updated_at: string;
     };
     CreateCredential: {
-      /** @example OpenAI (team) */
+      /**
+       * @description At most 200 characters, stored in Unicode NFC
+       * @example OpenAI (team)
+       */
       name: string;
       /** @enum {string} */
       provider: "openai-chat" | "openai-responses" | "anthropic";
@@ -2358,7 +2370,10 @@ export interface components {
       updated_at: string;
     };
     CreateModel: {
-      /** @example gpt-team */
+      /**
+       * @description At most 200 characters, stored in Unicode NFC
+       * @example gpt-team
+       */
       name: string;
       credential_id: string;
       /**
@@ -2429,7 +2444,10 @@ export interface components {
       code_mode: boolean;
     };
     PatchModel: {
-      /** @example gpt-team */
+      /**
+       * @description At most 200 characters, stored in Unicode NFC
+       * @example gpt-team
+       */
       name?: string;
       credential_id?: string;
       /**

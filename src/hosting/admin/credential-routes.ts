@@ -24,7 +24,7 @@ import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { auditEntries, recordsDenial } from "./audit-context.ts";
 import { invalidField } from "./admin-errors.ts";
-import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+import { BEARER, displayName, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 import { loadKeyring } from "../keys/kek.ts";
 import { headerNames, NO_HEADERS, openHeaders, sealHeaders, type StoredHeaders } from "../keys/sealed-headers.ts";
 import { keyThatSealed, teamDataKey, withTeamDataKey } from "../keys/team-data-key.ts";
@@ -76,7 +76,7 @@ const CredentialSchema = z
 
 const CreateCredential = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).openapi({ example: "OpenAI (team)" }),
+    name: displayName("OpenAI (team)"),
     provider: Provider,
     base_url: z.string().trim().min(1).max(2048).openapi({ example: "https://api.openai.com/v1" }),
     api_key: NewKey,

@@ -18,7 +18,7 @@ import { checkOutbound, HeaderNames, Headers, refuseUsageKeys, Scope } from "./c
 import { headerNames, type HeadersOwner, NO_HEADERS, openHeaders, sealHeaders } from "../keys/sealed-headers.ts";
 import { keyThatSealed, type TeamDataKey, withTeamDataKey } from "../keys/team-data-key.ts";
 import { STALE_DATA_KEY } from "../store/data-key-rows.ts";
-import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+import { BEARER, displayName, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 const Price = z.number().min(0).max(1_000_000).nullable().openapi({ description: "USD per million tokens; null: unknown", example: 2.5 });
 
@@ -42,7 +42,7 @@ const settings = {
   price_cache_write_per_mtok: Price.openapi({ description: "USD per million cache-write tokens; null: the input price" }),
 };
 
-const Name = z.string().trim().min(1).max(200).openapi({ example: "gpt-team" });
+const Name = displayName("gpt-team");
 const ProviderModel = z.string().trim().min(1).max(200).openapi({ description: "The provider's own model id", example: "gpt-5" });
 
 const ModelSchema = z

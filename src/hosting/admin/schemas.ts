@@ -79,3 +79,23 @@ export function jsonBody<S extends z.ZodType>(schema: S) {
 
 /** Every admin route needs a bearer token. */
 export const BEARER = [{ bearer: [] }];
+
+/** Characters a name may not hold: controls, bidi controls and zero-width ones, which make one name look like another. */
+const UNTRUSTED_IN_NAMES = /[\p{Cc}\u200B-\u200F\u202A-\u202E\u2060-\u2069\u061C\uFEFF]/u;
+const NAME_MAX_CODE_POINTS = 200;
+
+/**
+ * A name people read (team, credential, model, token): trimmed, stored in Unicode NFC so two
+ * spellings of one name are one name, at most 200 characters counted as code points, and without
+ * control, bidi or zero-width characters (docs/hosting.md#names).
+ */
+export function displayName(example: string) {
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .transform((name) => name.normalize("NFC"))
+    .refine((name) => Array.from(name).length <= NAME_MAX_CODE_POINTS, `at most ${NAME_MAX_CODE_POINTS} characters`)
+    .refine((name) => !UNTRUSTED_IN_NAMES.test(name), "must not contain control, bidi or zero-width characters")
+    .openapi({ example, description: `At most ${NAME_MAX_CODE_POINTS} characters, stored in Unicode NFC` });
+}

@@ -10,9 +10,9 @@ import { allTeams, createTeam, type TeamPatch, type TeamRow, teamById, updateTea
 import { requireOperator, teamReach, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
-import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+import { BEARER, displayName, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
-const Name = z.string().trim().min(1).max(200).openapi({ example: "Platform" });
+const Name = displayName("Platform");
 const Budget = z
   .int()
   .min(0)

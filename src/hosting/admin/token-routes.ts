@@ -16,7 +16,7 @@ import { userReach, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { actorOf, auditEntries, recordsDenial } from "./audit-context.ts";
 import { invalidField } from "./admin-errors.ts";
-import { BEARER, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+import { BEARER, displayName, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 /** Enough for every device and script of one person; more usually means tokens are not revoked. */
 const MAX_LIVE_TOKENS_PER_USER = 50;
@@ -62,7 +62,7 @@ const IssuedTokenSchema = z
 
 const IssueToken = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).openapi({ example: "laptop" }),
+    name: displayName("laptop"),
     expires_at: z.iso
       .datetime({ offset: true })
       .nullable()

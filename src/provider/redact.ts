@@ -13,7 +13,7 @@ const SECRET_MIN_CHARS = 4;
 /**
  * `text` with every secret replaced by `replacement`: each secret whole, and every run of
  * ≥ 8 characters found in the secret or in its base64 (all three byte alignments),
- * base64url, hex (either case) or percent-encoded form, so prefixes, suffixes and
+ * base64url, hex (either case) or percent-encoded form (reserved characters only, or every byte), so prefixes, suffixes and
  * middles of any of them go too.
  */
 export function redactSecrets(text: string, secrets: readonly string[], replacement: string): string {
@@ -34,6 +34,10 @@ export function encodedForms(secret: string): string[] {
   const percent = encodeURIComponent(secret);
   forms.add(percent);
   forms.add(percent.replace(/%[0-9A-F]{2}/g, (pair) => pair.toLowerCase()));
+  // Every byte escaped, as some servers echo a query string or a form body.
+  const everyByte = Array.from(bytes, (b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`).join("");
+  forms.add(everyByte);
+  forms.add(everyByte.toLowerCase());
   // Inside a longer encoded text the key starts at any byte offset; only whole 3-byte groups of
   // key bytes encode the same everywhere, so each alignment keeps just those.
   for (let shift = 0; shift < 3; shift++) {

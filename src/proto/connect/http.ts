@@ -42,6 +42,18 @@ async function singleEnvelope(body: ByteQueue, headers: Headers): Promise<Uint8A
   const view = new DataView(header.buffer, header.byteOffset, HEADER_BYTES);
   const flags = view.getUint8(0);
   const length = view.getUint32(1, false);
+  // A request envelope is a message, compressed or not; any other flag is a body that is not an envelope.
+  if ((flags & ~FLAG_COMPRESSED) !== 0) {
+    throw new AppError("invalid_argument", `protocol error: not a request envelope (flags 0x${flags.toString(16).padStart(2, "0")})`);
+  }
+  // A length past what the body declares is a malformed envelope, not a large one.
+  const declared = Number(headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && !/gzip/i.test(headers.get("content-encoding") ?? "") && HEADER_BYTES + length > declared) {
+    throw new AppError(
+      "invalid_argument",
+      `protocol error: incomplete envelope (it declares ${length} bytes, the body holds ${declared - HEADER_BYTES})`,
+    );
+  }
   if (length > REQUEST_MAX_BYTES) {
     throw new AppError("resource_exhausted", `protocol error: frame of ${length} bytes exceeds ${REQUEST_MAX_BYTES}`);
   }

@@ -1,6 +1,6 @@
 // Key redaction as properties over random keys: whatever form a provider echoes a key in
 // (whole, a prefix or piece of ≥ 8 characters, base64 at any alignment, base64url, hex,
-// percent-encoded, or a prefix of those), nothing of it of 8 characters survives, and
+// percent-encoded, every byte percent-escaped, or a prefix of those), nothing of it of 8 characters survives, and
 // text around it is kept.
 import { describe, expect, it } from "vitest";
 import { encodedForms, redactSecrets } from "../../../src/provider/redact.ts";
@@ -24,6 +24,7 @@ const between = (next: () => number, min: number, max: number) => min + Math.flo
 const bytesOf = (s: string) => new TextEncoder().encode(s);
 const b64 = (s: string) => btoa(String.fromCharCode(...bytesOf(s)));
 const b64url = (s: string) => b64(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+const everyByteEscaped = (s: string) => [...bytesOf(s)].map((b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`).join("");
 const hex = (s: string) => [...bytesOf(s)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 interface Echo {
@@ -55,6 +56,8 @@ function echoes(key: string, next: () => number): Echo[] {
     { how: "hex of a prefix", text: hex(prefix), core: hex(prefix) },
     { how: "percent-encoded", text: encodeURIComponent(key), core: encodeURIComponent(key) },
     { how: "percent-encoded prefix", text: encodeURIComponent(prefix), core: encodeURIComponent(prefix) },
+    { how: "every byte percent-escaped", text: everyByteEscaped(key), core: everyByteEscaped(key) },
+    { how: "every byte percent-escaped, lower case", text: everyByteEscaped(key).toLowerCase(), core: everyByteEscaped(key).toLowerCase() },
   ];
 }
 

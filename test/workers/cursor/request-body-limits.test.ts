@@ -134,4 +134,22 @@ describe("request body limits", () => {
     expect(seen.pulled).toBeLessThanOrEqual(64 * 1024 + 4 * chunk);
     expect(seen.cancelled).toBe(true);
   });
+
+  it("answers a RunSSE body that is not an envelope with invalid_argument, not resource_exhausted", async () => {
+    const post = (body: Uint8Array) =>
+      exports.default.fetch(`${BASE}/agent.v1.AgentService/RunSSE`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-token", "content-type": "application/connect+proto" },
+        body,
+      });
+    // Text where an envelope belongs: its first byte is not a flag, its "length" past the body.
+    const garbage = new TextEncoder().encode("this is not a connect envelope at all");
+    // A message flag with a length far past the 37 bytes sent.
+    const overlong = new Uint8Array([0, 0x7f, 0xff, 0xff, 0xff, 1, 2, 3]);
+    for (const body of [garbage, overlong]) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { code: string }).code).toBe("invalid_argument");
+    }
+  });
 });

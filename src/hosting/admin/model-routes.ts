@@ -18,7 +18,18 @@ import { checkOutbound, HeaderNames, Headers, refuseUsageKeys, Scope } from "./c
 import { headerNames, type HeadersOwner, NO_HEADERS, openHeaders, sealHeaders } from "../keys/sealed-headers.ts";
 import { keyThatSealed, type TeamDataKey, withTeamDataKey } from "../keys/team-data-key.ts";
 import { STALE_DATA_KEY } from "../store/data-key-rows.ts";
-import { BEARER, displayName, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
+import {
+  BEARER,
+  displayName,
+  errorResponses,
+  idParam,
+  iso,
+  json,
+  jsonBody,
+  Timestamp,
+  JSON_DEPTH_MAX,
+  jsonDepthAtMost,
+} from "./schemas.ts";
 
 const Price = z.number().min(0).max(1_000_000).nullable().openapi({ description: "USD per million tokens; null: unknown", example: 2.5 });
 
@@ -27,10 +38,14 @@ const settings = {
   context_window: z.int().positive().max(100_000_000).nullable().openapi({ description: "Default 200000" }),
   max_output_tokens: z.int().positive().max(10_000_000).nullable(),
   reasoning_effort: z.string().trim().min(1).max(50).nullable().openapi({ example: "medium" }),
-  extra_body: z.record(z.string(), z.unknown()).nullable().openapi({
-    description:
-      "Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits)",
-  }),
+  extra_body: z
+    .record(z.string(), z.unknown())
+    .refine((body) => jsonDepthAtMost(body), `nests deeper than ${JSON_DEPTH_MAX} levels`)
+    .nullable()
+    .openapi({
+      description:
+        "Merged into every provider request body; keys that control streaming, usage reporting, output size, sampling count or the model (stream, stream_options, max_tokens, n, model, …) are refused (docs/hosting.md#limits)",
+    }),
   fast_service_tier: z.string().trim().min(1).max(50).nullable().openapi({ example: "priority" }),
   stall_timeout_ms: z.int().min(1_000).max(3_600_000).nullable(),
   vision: z.boolean().openapi({ description: "False when the model cannot take images; default true" }),

@@ -99,3 +99,17 @@ export function displayName(example: string) {
     .refine((name) => !UNTRUSTED_IN_NAMES.test(name), "must not contain control, bidi or zero-width characters")
     .openapi({ example, description: `At most ${NAME_MAX_CODE_POINTS} characters, stored in Unicode NFC` });
 }
+
+/** How deep a stored JSON field may nest: far past any provider's options, far short of a stack overflow. */
+export const JSON_DEPTH_MAX = 32;
+
+/** True when `value` nests objects and arrays at most `max` deep; iterative, so no input overflows the stack. */
+export function jsonDepthAtMost(value: unknown, max = JSON_DEPTH_MAX): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    if (item.value === null || typeof item.value !== "object") continue;
+    if (item.depth >= max) return false;
+    for (const child of Object.values(item.value)) stack.push({ value: child, depth: item.depth + 1 });
+  }
+  return true;
+}

@@ -152,4 +152,17 @@ describe("request body limits", () => {
       expect(((await res.json()) as { code: string }).code).toBe("invalid_argument");
     }
   });
+
+  it("refuses a chunked admin-API body over 64 KiB with 400 invalid_argument, not a 500", async () => {
+    const chunk = 16 * 1024;
+    const { body } = countedBody(4 * MIB, chunk, (_at, n) => new TextEncoder().encode(" ".repeat(n)));
+    const res = await exports.default.fetch(`${BASE}/api/v1/teams`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-admin-token", "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_argument");
+  });
 });

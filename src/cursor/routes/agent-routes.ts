@@ -20,6 +20,7 @@ import type { AppEnv } from "../../core/env.ts";
 import { readUnaryBody, streamResponse } from "../../proto/connect/http.ts";
 import { EarlyHeartbeats } from "./early-stream.ts";
 import { RouteCache } from "./route-cache.ts";
+import { WaitingBytes } from "./waiting-bytes.ts";
 
 /** Cursor's ids are UUIDs; anything much longer is not one of them. */
 const ID_MAX_CHARS = 256;
@@ -29,6 +30,8 @@ const PARENT_TOOL_CALL_HEADER = "x-parent-agent-tool-call-id";
 
 /** Routes this isolate has bound or resolved: a known request skips the router hop. */
 const knownRoutes = new RouteCache();
+/** What appends waiting for their run_request hold in this isolate (waiting-bytes.ts). */
+const waiting = new WaitingBytes();
 
 /** The HTTP call being served: its client's going away, and work that must outlive it. */
 export interface Caller {
@@ -83,8 +86,7 @@ export async function handleBidiAppend(request: Request, env: AppEnv, principal:
   const conversationId =
     message.message.case === "runRequest"
       ? await bindConversation(env, principal, requestId, message)
-      : (knownRoutes.get(principal.id, requestId) ??
-        (await resolveRoute(env, principal, requestId, caller, { heartbeat: message.message.case === "clientHeartbeat" })));
+      : (knownRoutes.get(principal.id, requestId) ?? (await waitForRoute(env, principal, requestId, caller, message, bytes.byteLength)));
   const personalKey = await callerPersonalKeyBytes(principal);
   const result = await conversationStub(env, principal, conversationId)
     .append({
@@ -125,6 +127,30 @@ async function bindRoute(env: AppEnv, principal: Principal, requestId: string, c
   const bound = result.status === "bound" ? conversationId : result.conversationId;
   knownRoutes.set(principal.id, requestId, bound, result.boundAtMs);
   return bound;
+}
+
+/** An append whose request is not bound yet waits for its run_request, holding its bytes within the caps of waiting.ts. */
+async function waitForRoute(
+  env: AppEnv,
+  principal: Principal,
+  requestId: string,
+  caller: Caller,
+  message: AgentClientMessage,
+  heldBytes: number,
+): Promise<string> {
+  const held = waiting.take(principal.id, heldBytes);
+  if ("over" in held) {
+    const whose = held.over === "principal" ? "your appends" : "appends on this server";
+    throw new AppError(
+      "resource_exhausted",
+      `${whose} waiting for their run_request would hold more than ${mib(held.maxBytes)} MiB; send seqno 0 first`,
+    );
+  }
+  try {
+    return await resolveRoute(env, principal, requestId, caller, { heartbeat: message.message.case === "clientHeartbeat" });
+  } finally {
+    held.release();
+  }
 }
 
 /**

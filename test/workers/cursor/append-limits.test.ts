@@ -6,6 +6,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { conversationName, routerName } from "../../../src/core/object-names.ts";
 import type { RouterObject } from "../../../src/durable/router-object.ts";
 import { ROUTE_WAITERS_MAX } from "../../../src/cursor/routes/route-rules.ts";
+import { WAITING_PRINCIPAL_MAX_BYTES } from "../../../src/cursor/routes/waiting-bytes.ts";
 import type { ConversationObject } from "../../../src/durable/conversation-object.ts";
 import { REQUEST_HELD_MAX_BYTES, SEQNO_WINDOW } from "../../../src/cursor/session/inbox.ts";
 import { toBinary } from "@bufbuild/protobuf";
@@ -117,5 +118,37 @@ describe("append limits", () => {
     // The slots are free again: a call for an unbound request waits as before (here: 1 ms), not refused.
     const free = await runInDurableObject(router, (instance: RouterObject) => instance.resolve(crypto.randomUUID(), { waitMs: 1 }));
     expect(free).toEqual({ status: "timeout" });
+  });
+
+  it(`refuses appends waiting for their run_request once one principal's would hold more than ${WAITING_PRINCIPAL_MAX_BYTES / MIB} MiB, and frees their bytes when they are routed`, async () => {
+    const router = env.ROUTER.getByName(routerName("local"));
+    const waitingCalls = () => runInDurableObject(router, (instance: RouterObject) => instance.waitingCalls());
+    /** Bounded: each append reaches the router once its 28 MiB body is read and decoded. */
+    const untilWaiting = async (n: number) => {
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) if ((await waitingCalls()) >= n) return;
+      throw new Error(`fewer than ${n} calls ever waited at the router`);
+    };
+    const large = () => userMessageAction("x".repeat(14 * MIB), crypto.randomUUID());
+    const before = await waitingCalls();
+    const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
+    const held = [bidiAppend(a, 1, large()), bidiAppend(b, 1, large())];
+    await untilWaiting(before + 2);
+    // 28 MiB wait; 14 more would pass the cap: refused at once, not after the 30 s wait.
+    const refused = await errorOf(await bidiAppend(crypto.randomUUID(), 1, large()));
+    expect(refused).toMatchObject({ status: 429, code: "resource_exhausted" });
+    expect(refused.message).toContain(
+      `your appends waiting for their run_request would hold more than ${WAITING_PRINCIPAL_MAX_BYTES / MIB} MiB`,
+    );
+    for (const requestId of [a, b]) {
+      await runInDurableObject(router, (instance: RouterObject) => instance.bind(requestId, crypto.randomUUID()));
+    }
+    for (const res of await Promise.all(held)) await res.arrayBuffer();
+    // Their bytes are free again: another large append waits instead of being refused.
+    const c = crypto.randomUUID();
+    const next = bidiAppend(c, 1, large());
+    await untilWaiting(before + 1);
+    await runInDurableObject(router, (instance: RouterObject) => instance.bind(c, crypto.randomUUID()));
+    expect((await next).status).not.toBe(429);
   });
 });

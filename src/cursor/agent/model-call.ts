@@ -20,6 +20,7 @@ import {
 import { isContextOverflow, ProviderError, withoutPromptQuotes } from "../../provider/failure.ts";
 import { withVisionHint } from "../../provider/images.ts";
 import { isRetryable, planRetry, RETRY_BUDGET_MS, sleepUnlessAborted } from "../../provider/retry.ts";
+import { ANSWER_MAX_BYTES, utf8Length } from "./message-limits.ts";
 
 export interface ModelCallInput {
   /** False for internal calls (summaries): nothing is streamed to the client. */
@@ -175,6 +176,8 @@ class StreamCollector {
   #ttftMs: number | undefined;
   #ttfrMs: number | undefined;
   readonly #toolCalls = new Map<number, ToolCallPart>();
+  /** UTF-8 bytes of the answer so far, against ANSWER_MAX_BYTES. */
+  #answerBytes = 0;
 
   #modelCallId: string;
 
@@ -188,6 +191,9 @@ class StreamCollector {
   }
 
   accept(event: ModelEvent): void {
+    const grows =
+      event.kind === "text_delta" || event.kind === "thinking_delta" ? event.text : event.kind === "tool_call_delta" ? event.delta : "";
+    if (grows !== "") this.#count(grows);
     switch (event.kind) {
       case "start":
         if (event.modelCallId) this.#modelCallId = event.modelCallId;
@@ -234,6 +240,17 @@ class StreamCollector {
         this.#closeThinking();
         this.#finish = event.finish;
         return;
+    }
+  }
+
+  /** Stops an answer past ANSWER_MAX_BYTES before the delta that passes it is kept or sent. */
+  #count(delta: string): void {
+    this.#answerBytes += utf8Length(delta);
+    if (this.#answerBytes > ANSWER_MAX_BYTES) {
+      throw new ProviderError(
+        "request",
+        `the model's answer passed ${ANSWER_MAX_BYTES / 1024 / 1024} MiB, the most one answer may hold; it was stopped there and what it wrote so far is kept`,
+      );
     }
   }
 

@@ -41,6 +41,12 @@ async function turnEnd(token: string, model: string) {
   return reader.end();
 }
 
+/** The member enters a credential's key again (a rotation), with `token`. */
+async function enterKeyAgain(token: string, credentialId: string) {
+  const body = { api_key: `sk-again-${crypto.randomUUID()}` };
+  expectStatus(await api("POST", `/api/v1/credentials/${credentialId}/rotate`, { token, body }), 200);
+}
+
 function testModel(token: string, modelId: string) {
   return api<{ ok: boolean } & Partial<ApiError>>("POST", `/api/v1/models/${modelId}/test`, { token });
 }
@@ -153,13 +159,7 @@ describe("personal keys sealed to their owner", () => {
     expect(await turnEnd(handed.token, teamModel.name)).toEqual({});
 
     // Entering the key again seals it under a new personal key, wrapped for the token used.
-    expectStatus(
-      await api("POST", `/api/v1/credentials/${personal.id}/rotate`, {
-        token: handed.token,
-        body: { api_key: `sk-again-${crypto.randomUUID()}` },
-      }),
-      200,
-    );
+    await enterKeyAgain(handed.token, personal.id);
     expect(await turnEnd(handed.token, personalModel.name)).toEqual({});
   });
 
@@ -179,13 +179,7 @@ describe("personal keys sealed to their owner", () => {
     });
     expect(unlock.status).toBe(412);
     expect(unlock.body.error.message).toMatch(/you hold no personal key/);
-    expectStatus(
-      await api("POST", `/api/v1/credentials/${personal.id}/rotate`, {
-        token: handed.token,
-        body: { api_key: `sk-again-${crypto.randomUUID()}` },
-      }),
-      200,
-    );
+    await enterKeyAgain(handed.token, personal.id);
     expect(await turnEnd(handed.token, personalModel.name)).toEqual({});
     const keyId = await env.DB.prepare("SELECT personal_key_id AS k FROM users WHERE id = ?").bind(user.id).first<{ k: string }>();
     const credentialKey = await env.DB.prepare("SELECT personal_key_id AS k FROM credentials WHERE id = ?")

@@ -32,6 +32,8 @@ export class RequestChannel implements ClientChannel {
   readonly #execs = new Map<number, OpenExec>();
   readonly #interactions = new Map<number, Pending<InteractionResponse>>();
   readonly #kv = new Map<number, Pending<KvClientMessage>>();
+  /** Restarts a KV wait's deadline: it measures the client's silence, not how long a large blob takes to arrive. */
+  readonly #kvDeadlines = new Map<number, () => void>();
   readonly #abortWaiters = new Set<(reason: unknown) => void>();
 
   constructor(
@@ -82,12 +84,18 @@ export class RequestChannel implements ClientChannel {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const reply = this.#wait<KvClientMessage>((resolve, reject) => {
       this.#kv.set(id, { resolve, reject });
-      timer = setTimeout(() => {
-        this.#kv.delete(id);
-        reject(new KvTimeoutError(request.case));
-      }, timeoutMs);
+      const arm = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        timer = setTimeout(() => {
+          this.#kv.delete(id);
+          reject(new KvTimeoutError(request.case));
+        }, timeoutMs);
+      };
+      this.#kvDeadlines.set(id, arm);
+      arm();
     }).finally(() => {
       if (timer !== undefined) clearTimeout(timer);
+      this.#kvDeadlines.delete(id);
     });
     this.emit(kvRequest(id, request));
     return reply;
@@ -125,6 +133,15 @@ export class RequestChannel implements ClientChannel {
     if (!pending) return;
     this.#kv.delete(message.id);
     pending.resolve(message);
+    this.clientAlive();
+  }
+
+  /**
+   * The client showed it is there (a heartbeat, a reply): every KV wait's deadline starts again,
+   * so a slow link that is still receiving an answer's blobs is not cut off (docs/protocol.md#checkpoints).
+   */
+  clientAlive(): void {
+    for (const arm of this.#kvDeadlines.values()) arm();
   }
 
   /** Forgets the execs of a finished tool call so they are not aborted later. */

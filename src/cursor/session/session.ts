@@ -174,6 +174,7 @@ export class ConversationSession {
     switch (effect.kind) {
       case "heartbeat":
         slot.outbox.pushTransient(HEARTBEAT_FRAME);
+        if (slot.state.kind === "running") this.#active.get(slot.state.runId)?.channel.clientAlive();
         return;
       case "release":
         for (const message of effect.items) this.#released(slot, message, input);

@@ -116,7 +116,8 @@ export class RequestChannel implements ClientChannel {
         this.#push(control.message.value.id, { kind: "throw", error: control.message.value.error || "the client failed to run the tool" });
         return;
       default:
-        // Per-exec heartbeats only say the client is alive.
+        // Per-exec heartbeats only say the client is alive: that much counts for the KV waits.
+        this.clientAlive();
         return;
     }
   }

@@ -26,6 +26,7 @@ import { codeModeSessionName } from "../core/object-names.ts";
 import type { AppEnv } from "../core/env.ts";
 import { CodeModeHost, ExecuteEventSchema, SessionEventSchema, ToolCallSchema } from "../proto/gen/codex/code_mode/v1/code_mode_pb.ts";
 import { AppError, Code } from "../core/errors.ts";
+import { FRAME_MAX_BYTES, HEADER_BYTES } from "../proto/connect/envelope.ts";
 
 export const CODE_MODE_PATH = `/${CodeModeHost.typeName}/*`;
 
@@ -40,6 +41,11 @@ let gateway: CodeModeFetchHandler | undefined;
 
 export async function handleCodeMode(request: Request, env: AppEnv, principal: RunnerPrincipal): Promise<Response> {
   if (isNativeGrpc(request)) return nativeGrpcRefused();
+  // A body that declares more than one message may hold is refused before anything is read or
+  // answered: a streaming method would have sent its 200 already (docs/protocol.md#limits).
+  if (Number(request.headers.get("content-length") ?? 0) > HEADER_BYTES + FRAME_MAX_BYTES) {
+    throw new AppError("resource_exhausted", `request body too large (over ${FRAME_MAX_BYTES / 1024 / 1024} MiB)`);
+  }
   gateway ??= codeModeFetchHandler(gatewayService(), { grpcWeb: true });
   const response = await gateway(request, createContextValues().set(CALLER, { env, principal }));
   if (!response) throw new AppError("unimplemented", `${new URL(request.url).pathname} is not a CodeModeHost method`);

@@ -165,4 +165,14 @@ describe("request body limits", () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_argument");
   });
+
+  it("refuses a 40 MB code-mode Execute with resource_exhausted before answering 200", async () => {
+    const res = await exports.default.fetch(`${BASE}/codex.code_mode.v1.CodeModeHost/Execute`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-token", "content-type": "application/connect+proto", "connect-protocol-version": "1" },
+      body: new Uint8Array(40 * 1000 * 1000),
+    });
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as { code: string }).code).toBe("resource_exhausted");
+  });
 });

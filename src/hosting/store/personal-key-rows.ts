@@ -93,14 +93,10 @@ export async function setTokenWrap(
  * more, their personal key is gone, and they are told to enter their personal keys again.
  */
 export function forgetPersonalKeyIfUnheld(db: D1Db, userId: string, nowMs: number) {
-  const held = db
-    .select({ one: sql`1` })
-    .from(tokens)
-    .where(and(eq(tokens.userId, userId), isNotNull(tokens.personalKeyWrap), liveToken(nowMs)));
   return db
     .update(users)
     .set({ personalKeyId: null })
-    .where(and(eq(users.id, userId), isNotNull(users.personalKeyId), sql`NOT EXISTS ${held}`));
+    .where(and(eq(users.id, userId), isNotNull(users.personalKeyId), sql`${heldPersonalKeyId(sql`${userId}`, nowMs)} IS NULL`));
 }
 
 /**
@@ -110,12 +106,14 @@ export function forgetPersonalKeyIfUnheld(db: D1Db, userId: string, nowMs: numbe
  */
 export function heldPersonalKeyId(userId: SQL | SQLiteColumn, nowMs?: number): SQL<string | null> {
   const now = nowMs ?? sql`CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`;
-  const holder = sql`SELECT 1 FROM ${tokens} WHERE ${tokens.userId} = ${userId} AND ${tokens.personalKeyWrap} IS NOT NULL
-    AND ${tokens.revokedAtMs} IS NULL AND (${tokens.expiresAtMs} IS NULL OR ${tokens.expiresAtMs} > ${now})`;
-  return sql<string | null>`(SELECT CASE WHEN EXISTS (${holder}) THEN u.personal_key_id END FROM ${users} u WHERE u.id = ${userId})`;
+  const holder = and(eq(tokens.userId, userId), isNotNull(tokens.personalKeyWrap), liveToken(now));
+  return sql<
+    string | null
+  >`(SELECT CASE WHEN EXISTS (SELECT 1 FROM ${tokens} WHERE ${holder}) THEN u.personal_key_id END FROM ${users} u WHERE u.id = ${userId})`;
 }
 
-function liveToken(nowMs: number): SQL | undefined {
+/** Neither revoked nor expired at `nowMs` (a number, or the database's clock). */
+function liveToken(nowMs: number | SQL): SQL | undefined {
   return and(isNull(tokens.revokedAtMs), or(isNull(tokens.expiresAtMs), gt(tokens.expiresAtMs, nowMs)));
 }
 

@@ -8,7 +8,8 @@
 //     the configured upstream model and key;
 //  2. a wrong bearer token → ConnectError Unauthenticated on a unary call;
 //  3. AvailableModels lists the configured model with its context_token_limit;
-//  4. the turn's usage row reached D1 (the local migrations were applied);
+//  4. the turn's usage row reached D1 (the local migrations were applied), and a spinning cell
+//     and an allocating cell do not stop other sessions' cells or turns (e2e/runaway-cells.ts);
 //  5. two teams on the same server, each with its own key (e2e/two-teams.ts), then the hosted
 //     security story across two more: the audit log per team, sealed header values, a team
 //     budget, the rate limit on guessed tokens, a data-key rotation (e2e/security-story.ts);
@@ -36,6 +37,7 @@ import { checkCodexCli } from "./codex-cli.ts";
 import { checkConnector, type Route } from "./connector.ts";
 import { checkDashboard } from "./dashboard.ts";
 import { checkFirstRun } from "./first-run.ts";
+import { checkRunawayCells, E2E_CELL_CPU_CAP_MS } from "./runaway-cells.ts";
 import { checkSecurityStory } from "./security-story.ts";
 import { checkTwoTeams } from "./two-teams.ts";
 import {
@@ -239,6 +241,7 @@ async function main(): Promise<number> {
     dev = await startWranglerDev({
       workDir,
       migrateD1: true,
+      cellHost: { cpuCapMs: E2E_CELL_CPU_CAP_MS },
       vars: {
         BYOK_TOKEN: token,
         BYOK_MODELS: JSON.stringify(models),
@@ -260,6 +263,9 @@ async function main(): Promise<number> {
       assert(conversationId, "no turn ran");
       await checkUsageRecorded(workDir, conversationId);
     });
+    await check("a spinning cell and an allocating cell end terminated while another session's cell and a Cursor turn complete", () =>
+      checkRunawayCells({ baseUrl: dev!.baseUrl, token, turn: () => checkTurn(dev!, token, providerBase, apiKey) }),
+    );
     await check("two teams on one server each run a turn with their own key", () =>
       checkTwoTeams(dev!.baseUrl, adminToken, providerBase, UPSTREAM_MODEL, (t, m, k) => checkTurn(dev!, t, providerBase, k, m)),
     );

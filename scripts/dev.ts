@@ -6,6 +6,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { experimental_readRawConfig } from "wrangler";
+import { startCellHost } from "../cell-host/cell-host.ts";
+import { DEFAULTS as CELL_HOST_DEFAULTS } from "../cell-host/options.ts";
 import { firstRunBanner, writeDevVarsOnce } from "./dev-vars.ts";
 
 const root = resolve(import.meta.dirname, "..");
@@ -68,10 +70,18 @@ function flagValue(flag: string): string | undefined {
   return args[at]!.includes("=") ? args[at]!.slice(flag.length + 1) : (args[at + 1] ?? "");
 }
 
-const child = spawn(wrangler, ["dev", ...(ip === undefined ? ["--ip", "127.0.0.1"] : []), ...config, ...args], {
+// Code-mode cells run in a cell host beside wrangler: local workerd cannot stop a cell that
+// loops or allocates without end, and one would stop the whole server (docs/code-mode.md#cell-host).
+// A CODE_MODE_CELL_HOST of your own (in .dev.vars) is used as it is.
+const cellHost = devVars.CODE_MODE_CELL_HOST ? undefined : await startCellHost({ ...CELL_HOST_DEFAULTS, port: 0 });
+const cellHostVar = cellHost === undefined ? [] : ["--var", `CODE_MODE_CELL_HOST:${cellHost.url}`];
+
+const child = spawn(wrangler, ["dev", ...(ip === undefined ? ["--ip", "127.0.0.1"] : []), ...config, ...cellHostVar, ...args], {
   cwd: root,
   env,
   stdio: "inherit",
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on("exit", (code, signal) => {
+  void (cellHost?.close() ?? Promise.resolve()).finally(() => process.exit(code ?? (signal ? 1 : 0)));
+});

@@ -26,6 +26,8 @@ import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirS
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { startCellHost } from "../../cell-host/cell-host.ts";
+import { DEFAULTS as CELL_HOST_DEFAULTS, type CellHostOptions } from "../../cell-host/options.ts";
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, "../..");
 const WRANGLER_JS = join(PROJECT_ROOT, "node_modules/wrangler/bin/wrangler.js");
@@ -56,6 +58,8 @@ export interface StartOptions {
   workDir: string;
   /** Apply the local D1 migrations into the same persistence dir (done before this resolves). */
   migrateD1?: boolean;
+  /** The cell host its code-mode cells run in (cell-host/), started with these settings; false: none (cells on the Worker Loader). */
+  cellHost?: Partial<CellHostOptions> | false;
 }
 
 /** A fresh temp dir; the caller removes it with removeTempDir(). */
@@ -150,6 +154,25 @@ export async function runWrangler(args: string[], workDir: string, timeoutMs: nu
 }
 
 export async function startWranglerDev(opts: StartOptions): Promise<WranglerDev> {
+  // Cells run where a runaway one can be stopped, as under `npm run dev` (docs/code-mode.md#cell-host).
+  const cellHost =
+    opts.cellHost === false || opts.vars.CODE_MODE_CELL_HOST !== undefined
+      ? undefined
+      : await startCellHost({ ...CELL_HOST_DEFAULTS, port: 0, ...opts.cellHost });
+  if (cellHost !== undefined) onCleanup(() => cellHost.close());
+  const vars = cellHost === undefined ? opts.vars : { ...opts.vars, CODE_MODE_CELL_HOST: cellHost.url };
+  const dev = await startWorker({ ...opts, vars });
+  if (cellHost === undefined) return dev;
+  return {
+    ...dev,
+    stop: async () => {
+      await dev.stop();
+      await cellHost.close();
+    },
+  };
+}
+
+async function startWorker(opts: StartOptions): Promise<WranglerDev> {
   const persistDir = join(opts.workDir, "state");
   const envFile = join(opts.workDir, "worker.env");
   writeFileSync(envFile, envFileText(opts.vars), { mode: 0o600 });

@@ -21,6 +21,8 @@ interface Secrets {
   BYOK_CONTINUATION_WINDOW_MS?: string;
   /** How long a run waits for each answer of the client about its request context (default 30 s). */
   BYOK_CONTEXT_TIMEOUT_MS?: string;
+  /** A cell host's `/cell` URL: cells run there, where a runaway one can be stopped (docs/code-mode.md#cell-host). */
+  CODE_MODE_CELL_HOST?: string;
 }
 
 export type AppEnv = Env & Secrets;

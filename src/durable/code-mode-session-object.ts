@@ -9,7 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/code-mode/migrations.js";
-import { LoaderCellRunner } from "../code-mode/engine/loader-runner.ts";
+import { cellRunnerFor } from "../code-mode/engine/cell-runners.ts";
 import { type CodeModeFetchHandler, codeModeFetchHandler } from "../code-mode/host/fetch-handler.ts";
 import { SessionDirectory } from "../code-mode/host/session-directory.ts";
 import { sessionService } from "../code-mode/host/session-service.ts";
@@ -42,7 +42,7 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
     });
     this.#directory = new SessionDirectory({
       store: this.#store,
-      runner: new LoaderCellRunner(env.LOADER),
+      runner: cellRunnerFor(env),
       scheduleAlarm: (atMs) => {
         // Not awaited (the directory's calls are synchronous); a failure must not be an unhandled rejection.
         ctx.storage.setAlarm(atMs).catch((err: unknown) => {
@@ -56,7 +56,7 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
       },
       clearStorage: () => this.#clearStorage(),
       admissionFor: (principal, teamId) => limitsFor(env, { id: principal, teamId: teamId ?? null }),
-      runnerWithCpu: (cpuMs) => new LoaderCellRunner(env.LOADER, cpuMs),
+      runnerWithCpu: (cpuMs) => cellRunnerFor(env, cpuMs),
       recordCell: ({ principal, teamId, wallMs }) => ctx.waitUntil(recordCellUsage(env.DB, { principal, teamId: teamId ?? null, wallMs })),
     });
     this.#serve = codeModeFetchHandler(sessionService(this.#directory), { grpcWeb: false });

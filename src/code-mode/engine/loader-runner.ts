@@ -15,7 +15,7 @@ const COMPATIBILITY_DATE = "2026-11-01";
  * Production stops a cell past this much CPU time (locally nothing is enforced); the
  * session treats it as a termination. Waiting on tools or timers costs no CPU.
  */
-const CELL_CPU_MS = 30_000;
+export const CELL_CPU_MS = 30_000;
 
 /** How long stop() waits for the isolate to return before it lets go of it. */
 const STOP_GRACE_MS = 1_000;

@@ -4,7 +4,7 @@
 // hands every call here (docs/architecture.md#run-recovery).
 import type { AppEnv } from "../../core/env.ts";
 import { errorKind } from "../../core/log-safe.ts";
-import { LoaderCellRunner } from "../../code-mode/engine/loader-runner.ts";
+import { cellRunnerFor } from "../../code-mode/engine/cell-runners.ts";
 import { CodeModeSession } from "../../code-mode/engine/session.ts";
 import type { ModelCatalog } from "../../hosting/config/byok-models.ts";
 import { runCostUsd } from "../../hosting/config/model-prices.ts";
@@ -166,8 +166,7 @@ export class Conversation {
   #codeModeOf(conversationId: string): ConversationCodeMode {
     this.#codeMode ??= new ConversationCodeMode(
       new CodeModeStore(this.#store.db, conversationId),
-      ({ values, cellIdPrefix }) =>
-        new CodeModeSession({ runner: new LoaderCellRunner(this.#env.LOADER), values, limits: {}, cellIdPrefix }),
+      ({ values, cellIdPrefix }) => new CodeModeSession({ runner: cellRunnerFor(this.#env), values, limits: {}, cellIdPrefix }),
     );
     return this.#codeMode;
   }

@@ -168,6 +168,13 @@ describeTargets("abandoned executions, closed sessions and dropped streams", (sc
     expect(observed(await execute(session, `text("still alive");`).outcome())).toEqual(completed("2", [text("still alive")]));
   });
 
+  it("stops a cell that spins without end on Terminate, and the session's next cell works", async () => {
+    const session = await open();
+    expect(observed(await execute(session, "while (true) {}", { yieldTimeMs: 100 }).outcome())).toEqual(yielded("1"));
+    expect(await terminate(session, "1")).toEqual(live(terminated("1")));
+    expect(observed(await execute(session, `text("after the loop");`).outcome())).toEqual(completed("2", [text("after the loop")]));
+  });
+
   it("ends CloseSession's running cells without an outcome or cell_closed, cancels active waits, and ends the lease", async () => {
     const session = await open();
     const running = execute(session, FOREVER, { yieldTimeMs: 60_000 });

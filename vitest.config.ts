@@ -131,7 +131,8 @@ export default defineConfig(async () => {
   const workers = workersProject("workers", ["test/workers/**/*.test.ts"], [], {
     BYOK_CONTINUATION_WINDOW_MS: "0",
   });
-  const continuation = workersProject("continuation", ["test/continuation/**/*.test.ts"], [], {});
+  // The production continuation window, and a short request TTL (test/continuation/cursor/idle-release.test.ts).
+  const continuation = workersProject("continuation", ["test/continuation/**/*.test.ts"], [], { BYOK_REQUEST_TTL_MS: "4000" });
   // Pure modules: the files share one Node worker (no module state, mocks or globals to reset).
   const unit = { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 5_000, isolate: false } };
   // Property-based fuzzing of the pure decoders and parsers, a bounded number of cases each

@@ -48,6 +48,18 @@ export async function profileWhile<T>(
   }
 }
 
+/** The worker isolate's V8 heap in use after a full collection: what the worker's own objects hold. */
+export async function heapUsedAfterGc(inspectorPort: number): Promise<number> {
+  const session = await InspectorSession.open(inspectorPort);
+  try {
+    await session.call("HeapProfiler.collectGarbage");
+    const { usedSize } = (await session.call("Runtime.getHeapUsage")) as { usedSize: number };
+    return usedSize;
+  } finally {
+    session.close();
+  }
+}
+
 export interface ProfileLine {
   what: string;
   selfMs: number;

@@ -45,7 +45,7 @@ import { concurrencyReport } from "./concurrency.ts";
 import { cpuReport } from "./cpu.ts";
 import { startStreamServer, type StreamPlan } from "./fake-stream-server.ts";
 import { floodReport } from "./flood.ts";
-import { memoryReport } from "./memory.ts";
+import { BENCH_REQUEST_TTL_MS, memoryReport } from "./memory.ts";
 import { byFile, profileTable, profileWhile, topFunctions } from "./inspector.ts";
 import { fmt, median, p95, positiveInt, ratio } from "./stats.ts";
 import { toolRoundReport } from "./tool-round.ts";
@@ -304,6 +304,8 @@ async function main(): Promise<number> {
         BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
         // Streams end with their turn, as before the continuation window, so turn times stay comparable.
         BYOK_CONTINUATION_WINDOW_MS: "0",
+        // Ended requests let go of their frames within the memory section's 15 s pause (bench/memory.ts).
+        BYOK_REQUEST_TTL_MS: String(BENCH_REQUEST_TTL_MS),
         BYOK_MODELS: JSON.stringify([
           {
             name: MODEL_NAME,
@@ -345,7 +347,14 @@ async function main(): Promise<number> {
     if (ONLY.has("memory")) {
       section(
         "memory",
-        await memoryReport({ ...common, pgrp, conversations: CONVERSATIONS, rounds: ROUNDS, pauseMs: QUICK ? 2_000 : 15_000 }),
+        await memoryReport({
+          ...common,
+          pgrp,
+          inspectorPort: dev.inspectorPort,
+          conversations: CONVERSATIONS,
+          rounds: ROUNDS,
+          pauseMs: QUICK ? 2_000 : 15_000,
+        }),
       );
     }
     if (ONLY.has("code-mode"))

@@ -19,6 +19,8 @@ interface Secrets {
   BYOK_DISCONNECT_GRACE_MS?: string;
   /** How long a completed turn's stream waits for a runtime user message to continue it (default 2 s; "0": off). */
   BYOK_CONTINUATION_WINDOW_MS?: string;
+  /** How long an ended request keeps its frames for a reconnecting RunSSE, and a request waits for its run_request (default 10 min). */
+  BYOK_REQUEST_TTL_MS?: string;
   /** How long a run waits for each answer of the client about its request context (default 30 s). */
   BYOK_CONTEXT_TIMEOUT_MS?: string;
   /** A cell host's `/cell` URL: cells run there, where a runaway one can be stopped (docs/code-mode.md#cell-host). */

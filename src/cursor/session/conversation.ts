@@ -5,6 +5,7 @@
 import type { AppEnv } from "../../core/env.ts";
 import { errorKind } from "../../core/log-safe.ts";
 import { cellRunnerFor } from "../../code-mode/engine/cell-runners.ts";
+import { REQUEST_TTL_MS } from "./request-lifecycle.ts";
 import { CodeModeSession } from "../../code-mode/engine/session.ts";
 import type { ModelCatalog } from "../../hosting/config/byok-models.ts";
 import { runCostUsd } from "../../hosting/config/model-prices.ts";
@@ -65,6 +66,12 @@ export class Conversation {
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       continuationWindowMs: windowMs(env.BYOK_CONTINUATION_WINDOW_MS),
       contextTimeoutMs: Number(env.BYOK_CONTEXT_TIMEOUT_MS) || 30_000,
+      requestTtlMs: Number(env.BYOK_REQUEST_TTL_MS) || REQUEST_TTL_MS,
+      // Both are read again at the next append; an idle object need not keep them.
+      onIdle: () => {
+        this.#catalog = { models: [], problems: new Map() };
+        this.#limits = undefined;
+      },
       catalog: () => this.#catalog,
       search: () => searchSettingFromEnv(env).config,
       provider: (model) =>

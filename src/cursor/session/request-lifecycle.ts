@@ -55,7 +55,8 @@ export type RequestEvent<P> =
   | { kind: "continuation-expired" }
   | { kind: "shutdown" }
   /** Housekeeping: a request that ended or waited longer than its TTL is forgotten. */
-  | { kind: "expire" };
+  /** Requests that ended, or waited for a run_request, longer than `ttlMs` ago are forgotten. */
+  | { kind: "expire"; ttlMs: number };
 
 export type RequestEffect<P> =
   /** Sent to current subscribers only (not replayed). */
@@ -96,7 +97,7 @@ export interface Transition<P> {
   status?: AppendStatus;
 }
 
-/** @internal Ended requests stay replayable, and waiting ones wait, this long (pruned when new requests arrive). */
+/** Ended requests stay replayable, and waiting ones wait, this long by default (BYOK_REQUEST_TTL_MS; docs/protocol.md#limits). */
 export const REQUEST_TTL_MS = 10 * 60 * 1000;
 
 export function initialState(nowMs: number): RequestState {
@@ -150,7 +151,7 @@ export function reduce<P>(state: RequestState, event: RequestEvent<P>, nowMs: nu
       if (state.kind === "continuable") return end(state, nowMs, undefined, [{ kind: "disarm-continuation" }]);
       return state.kind === "ended" ? unchanged(state) : end(state, nowMs, RUN_CANCELLED());
     case "expire":
-      return onExpire(state, nowMs);
+      return onExpire(state, nowMs, event.ttlMs);
   }
 }
 
@@ -260,8 +261,8 @@ function onClientMessage<P>(state: RequestState, message: AgentClientMessage, no
   }
 }
 
-function onExpire<P>(state: RequestState, nowMs: number): Transition<P> {
-  const cutoff = nowMs - REQUEST_TTL_MS;
+function onExpire<P>(state: RequestState, nowMs: number, ttlMs: number): Transition<P> {
+  const cutoff = nowMs - ttlMs;
   if (state.kind === "ended" && state.atMs < cutoff) return { state, effects: [{ kind: "forget" }] };
   if (state.kind === "waiting" && state.sinceMs < cutoff) {
     const ended = end<P>(state, nowMs, new AppError("deadline_exceeded", "no run_request arrived for this request"));

@@ -58,6 +58,10 @@ export interface SessionDeps {
   onRunFinished: (summary: RunSummary) => void;
   /** The conversation's code mode, made on first use (docs/code-mode.md#cursor-runs). */
   codeMode?: (conversationId: string) => ConversationCodeMode;
+  /** How long an ended request keeps its frames for a reconnecting RunSSE, and a request waits for its run_request. */
+  requestTtlMs: number;
+  /** No request is left and no run is live: the object may drop what it caches. */
+  onIdle?: () => void;
 }
 
 export interface RunSummary {
@@ -112,6 +116,8 @@ export class ConversationSession {
   #queuedForNextRun: Injection[] = [];
   readonly #runs = new Set<Promise<void>>();
   #heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** When the next request expires: an idle object lets go of old frames on time, not only at its next request. */
+  #sweep: { atMs: number; timer: ReturnType<typeof setTimeout> } | undefined;
 
   constructor(readonly deps: SessionDeps) {}
 
@@ -167,7 +173,31 @@ export class ConversationSession {
   #commit(slot: RequestSlot, transition: Transition<RunPlan>, input: AppendInput | undefined): AppendStatus | undefined {
     slot.state = transition.state;
     for (const effect of transition.effects) this.#apply(slot, effect, input);
+    this.#scheduleSweep();
     return transition.status;
+  }
+
+  /** Arms one timer for the earliest expiry of an ended or waiting request (docs/protocol.md#limits). */
+  #scheduleSweep(): void {
+    let atMs = Number.POSITIVE_INFINITY;
+    for (const slot of this.#requests.values()) {
+      const since = slot.state.kind === "ended" ? slot.state.atMs : slot.state.kind === "waiting" ? slot.state.sinceMs : undefined;
+      if (since !== undefined) atMs = Math.min(atMs, since + this.deps.requestTtlMs + 1);
+    }
+    if (this.#sweep !== undefined && this.#sweep.atMs <= atMs) return;
+    if (this.#sweep !== undefined) clearTimeout(this.#sweep.timer);
+    this.#sweep = undefined;
+    if (atMs === Number.POSITIVE_INFINITY) return;
+    const timer = setTimeout(
+      () => {
+        this.#sweep = undefined;
+        this.#expireOld();
+        this.#scheduleSweep();
+        if (this.#requests.size === 0 && this.#runs.size === 0) this.deps.onIdle?.();
+      },
+      Math.max(0, atMs - Date.now()),
+    );
+    this.#sweep = { atMs, timer };
   }
 
   #apply(slot: RequestSlot, effect: Effect, input: AppendInput | undefined): void {
@@ -410,7 +440,7 @@ export class ConversationSession {
 
   /** Forgets requests that ended (or never started) long ago, so the object's memory stays bounded. */
   #expireOld(): void {
-    for (const slot of [...this.#requests.values()]) this.#dispatch(slot, { kind: "expire" });
+    for (const slot of [...this.#requests.values()]) this.#dispatch(slot, { kind: "expire", ttlMs: this.deps.requestTtlMs });
   }
 
   /** One interval for the whole object; it stops itself when nothing is running. */

@@ -268,7 +268,7 @@ describe("request lifecycle", () => {
     waiting.append(3, execResult(1));
     waiting.take();
     waiting.nowMs = REQUEST_TTL_MS + 1;
-    waiting.send({ kind: "expire" });
+    waiting.send({ kind: "expire", ttlMs: REQUEST_TTL_MS });
     const effects = waiting.take();
     expect(effects.map((e) => e.kind)).toEqual(["end-stream", "forget"]);
     expect((effects[0] as { error: AppError }).error.code).toBe(Code.DeadlineExceeded);
@@ -278,10 +278,10 @@ describe("request lifecycle", () => {
     done.send({ kind: "run-finished", runId: "run-a", error: undefined, continuable: false });
     done.take();
     done.nowMs = REQUEST_TTL_MS - 1;
-    done.send({ kind: "expire" });
+    done.send({ kind: "expire", ttlMs: REQUEST_TTL_MS });
     expect(done.take()).toEqual([]);
     done.nowMs = REQUEST_TTL_MS + 1;
-    done.send({ kind: "expire" });
+    done.send({ kind: "expire", ttlMs: REQUEST_TTL_MS });
     expect(done.take()).toEqual([{ kind: "forget" }]);
   });
 

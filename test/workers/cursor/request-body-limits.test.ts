@@ -117,6 +117,28 @@ describe("request body limits", () => {
     expect(seen.pulled).toBeLessThanOrEqual(FRAME_MAX_BYTES + 4 * chunk);
   });
 
+  it("ends a chunked streaming Execute whose envelope declares more than the cap with resource_exhausted in its end-stream, after reading one chunk", async () => {
+    const chunk = 64 * 1024;
+    // One envelope that declares 40 MB, sent without a Content-Length.
+    const header = new Uint8Array([0, ...new Uint8Array(new Uint32Array([40_000_000]).buffer).reverse()]);
+    const { body, seen } = countedBody(40_000_005, chunk, (at, n) =>
+      at === 0 ? new Uint8Array([...header, ...new Uint8Array(n - 5)]) : new Uint8Array(n),
+    );
+    const res = await exports.default.fetch(`${BASE}/codex.code_mode.v1.CodeModeHost/Execute`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-token", "content-type": "application/connect+proto", "connect-protocol-version": "1" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    // A streaming call answers in Connect's streaming form: 200, then one end-stream envelope (flag 2).
+    expect(res.status).toBe(200);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect(bytes[0]).toBe(2);
+    const end = JSON.parse(new TextDecoder().decode(bytes.subarray(5))) as { error: { code: string } };
+    expect(end.error.code).toBe("resource_exhausted");
+    expect(seen.pulled).toBeLessThanOrEqual(2 * chunk);
+  });
+
   it("refuses a chunked model-check body over 64 KiB with invalid_argument after reading about that much", async () => {
     const chunk = 16 * 1024;
     const { body, seen } = countedBody(16 * MIB, chunk, (_at, n) => new TextEncoder().encode(" ".repeat(n)));

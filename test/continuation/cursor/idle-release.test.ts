@@ -16,7 +16,9 @@ async function replayedText(requestId: string): Promise<string> {
 }
 
 describe("an idle conversation's memory", () => {
-  it("drops an ended request's frames after the request TTL without any other request arriving", { timeout: RELEASE_WITHIN_MS + 10_000 }, async () => {
+  it("drops an ended request's frames after the request TTL without any other request arriving", {
+    timeout: RELEASE_WITHIN_MS + 10_000,
+  }, async () => {
     const scenario = await createScenario([chatText(["kept ", "a while"])]);
     const { requestId, reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `idle ${scenario.marker}` });
     expect(await reader.end()).toEqual({});

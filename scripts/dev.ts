@@ -75,6 +75,7 @@ function flagValue(flag: string): string | undefined {
 // A CODE_MODE_CELL_HOST of your own (in .dev.vars) is used as it is.
 const cellHost = devVars.CODE_MODE_CELL_HOST ? undefined : await startCellHost({ ...CELL_HOST_DEFAULTS, port: 0 });
 const cellHostVar = cellHost === undefined ? [] : ["--var", `CODE_MODE_CELL_HOST:${cellHost.url}`];
+if (cellHost !== undefined) console.log(`byok-edge: code-mode cells run in a cell host at ${cellHost.url}`);
 
 const child = spawn(wrangler, ["dev", ...(ip === undefined ? ["--ip", "127.0.0.1"] : []), ...config, ...cellHostVar, ...args], {
   cwd: root,

@@ -2,7 +2,14 @@
 // driven by the engine's own session and the real RemoteCellRunner over Node's WebSocket:
 // runaway cells end as terminated within their limits while other cells keep running.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeCellWorker } from "../../../cell-host/bundle.ts";
 import { startCellHost, type CellHost } from "../../../cell-host/cell-host.ts";
+import { CellProcess } from "../../../cell-host/cell-process.ts";
+import { analyseSource } from "../../../src/code-mode/engine/cell-source.ts";
+import { framesOf } from "../../../src/code-mode/engine/cell-wire.ts";
 import { DEFAULTS } from "../../../cell-host/options.ts";
 import type { CellDelegate, RuntimeResponse, StoredValues } from "../../../src/code-mode/engine/engine-types.ts";
 import { RemoteCellRunner, type WireConnect, type WireSocket } from "../../../src/code-mode/engine/remote-runner.ts";
@@ -55,6 +62,37 @@ function run(target: CodeModeSession, source: string, yieldTimeMs = 60_000): Pro
 }
 
 const echoTool = { name: "echo", toolName: { name: "echo" }, description: "echo", kind: "function" as const };
+
+describe("local workerd, without a cell host", () => {
+  it("does not enforce a Worker Loader isolate's cpuMs: a spinning cell with cpuMs 100 is still running after 1 s of CPU", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "byok-cell-probe-"));
+    const cells = new CellProcess(await writeCellWorker(dir));
+    try {
+      const socket = new WebSocket(`ws://127.0.0.1:${await cells.port}/`);
+      const messages: string[] = [];
+      socket.addEventListener("message", (event) => messages.push(String(event.data)));
+      await new Promise((resolve) => socket.addEventListener("open", resolve, { once: true }));
+      const analysis = analyseSource("while (true) {}");
+      if (analysis.kind !== "module") throw new Error("the source did not analyse");
+      const launch = { cellId: "1", moduleText: analysis.text, tools: [], snapshot: {} };
+      for (const frame of framesOf({ t: "start", launch, cpuMs: 100 })) socket.send(frame);
+      const start = await cells.usage();
+      let used = 0;
+      const deadline = Date.now() + 15_000;
+      while (used < 1_000 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100)); // sampling the process's CPU time, bounded by the deadline
+        used = (await cells.usage()).cpuMs - start.cpuMs;
+      }
+      expect(used).toBeGreaterThanOrEqual(1_000);
+      // Ten times its limit, and no result: nothing stopped it.
+      expect(messages.some((frame) => frame.includes('"t":"result"'))).toBe(false);
+    } finally {
+      cells.kill();
+      await cells.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("the cell host", () => {
   let host: CellHost;

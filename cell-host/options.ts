@@ -16,6 +16,7 @@ export interface CellHostOptions {
   wallMs: number;
 }
 
+/** @internal The defaults, also for hosts that tests, `npm run dev` and the e2e launcher start in-process. */
 export const DEFAULTS: CellHostOptions = {
   port: 8790,
   warm: 2,

@@ -59,6 +59,7 @@ const STOP_REASONS: Record<string, FinishReason> = {
   tool_use: "tool_use",
   max_tokens: "length",
   model_context_window_exceeded: "length",
+  refusal: "refusal",
 };
 
 export class AnthropicStreamParser implements StreamMapper {
@@ -125,7 +126,8 @@ export class AnthropicStreamParser implements StreamMapper {
         if (event.index !== undefined && event.index !== null) this.#stopBlock(event.index, events);
         break;
       case "message_delta":
-        this.#stopReason = event.delta?.stop_reason || this.#stopReason;
+        // A refusal stands: a later stop reason in the same answer does not erase it.
+        if (this.#stopReason !== "refusal") this.#stopReason = event.delta?.stop_reason || this.#stopReason;
         this.#recordUsage(event.usage);
         break;
       case "message_stop":

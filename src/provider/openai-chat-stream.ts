@@ -30,6 +30,8 @@ const ChoiceSchema = z.object({
   delta: z
     .object({
       content: text,
+      /** OpenAI's refusal text, sent instead of content. */
+      refusal: text,
       reasoning_content: text,
       reasoning: text,
       tool_calls: z.array(ToolCallDeltaSchema).nullish().catch(undefined),
@@ -61,13 +63,15 @@ interface ToolCallState {
 
 const FINISH_REASONS: Record<string, FinishReason> = {
   stop: "stop",
-  content_filter: "stop",
+  content_filter: "refusal",
   tool_calls: "tool_use",
   function_call: "tool_use",
   length: "length",
 };
 
 export class ChatStreamParser implements StreamMapper {
+  /** The answer carried refusal text: it ends as a refusal whatever its finish_reason says. */
+  #refused = false;
   readonly #secrets: string[];
   #started = false;
   #thinkingOpen = false;
@@ -126,12 +130,17 @@ export class ChatStreamParser implements StreamMapper {
         this.#closeThinking(events);
         events.push({ kind: "text_delta", text: delta.content });
       }
+      if (delta?.refusal) {
+        this.#closeThinking(events);
+        this.#refused = true;
+        events.push({ kind: "text_delta", text: delta.refusal });
+      }
       for (const [position, call] of (delta?.tool_calls ?? []).entries()) {
         this.#closeThinking(events);
         this.#toolCallDelta(this.#toolIndex(call, position), call, events);
       }
       if (choice.finish_reason && this.#finish === undefined) {
-        this.#finish = FINISH_REASONS[choice.finish_reason] ?? "stop";
+        this.#finish = this.#refused ? "refusal" : (FINISH_REASONS[choice.finish_reason] ?? "stop");
         this.#closeThinking(events);
         this.#closeTools(events);
       }
@@ -161,7 +170,9 @@ export class ChatStreamParser implements StreamMapper {
     this.#closeThinking(events);
     this.#closeTools(events);
     if (this.#usage) events.push({ kind: "usage", usage: this.#usage });
-    const finish = this.#tools.size > 0 ? "tool_use" : (this.#finish ?? "stop");
+    // A refusal outranks the tool calls of the same answer (docs/providers.md#refusals).
+    const refused = this.#refused || this.#finish === "refusal";
+    const finish = refused ? "refusal" : this.#tools.size > 0 ? "tool_use" : (this.#finish ?? "stop");
     events.push({ kind: "done", finish });
     this.#complete = true;
     return events;

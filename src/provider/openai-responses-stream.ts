@@ -80,6 +80,8 @@ interface StoredReasoning {
 }
 
 export class ResponsesStreamParser implements StreamMapper {
+  /** A refusal part arrived: the answer ends as a refusal. */
+  #refused = false;
   readonly #secrets: string[];
   #started = false;
   #thinkingOpen = false;
@@ -140,8 +142,11 @@ export class ResponsesStreamParser implements StreamMapper {
       case "response.reasoning_text.delta":
         this.#thinking(event, `text:${event.content_index ?? 0}`, events);
         break;
-      case "response.output_text.delta":
       case "response.refusal.delta":
+        this.#refused = true;
+        if (event.delta) this.#text(event.item_id, event.output_index, event.delta, events);
+        break;
+      case "response.output_text.delta":
         if (event.delta) this.#text(event.item_id, event.output_index, event.delta, events);
         break;
       case "response.output_text.done":
@@ -198,6 +203,7 @@ export class ResponsesStreamParser implements StreamMapper {
         this.#keepReasoning(event.item, event.output_index);
         return;
       case "message": {
+        if ((item.content ?? []).some((part) => part.type === "refusal")) this.#refused = true;
         // Only for gateways that send the whole message without deltas.
         if (this.#hasText(item.id, event.output_index)) return;
         const whole = (item.content ?? []).map((part) => part.text ?? part.refusal ?? "").join("");
@@ -309,9 +315,10 @@ export class ResponsesStreamParser implements StreamMapper {
   }
 
   #finish(incomplete: boolean, reason: string | null | undefined): FinishReason {
+    if (this.#refused || (incomplete && reason === "content_filter")) return "refusal";
     if (this.#tools.length > 0) return "tool_use";
     if (incomplete && reason === "max_output_tokens") return "length";
-    return "stop"; // content_filter included, as for Chat Completions
+    return "stop";
   }
 
   #closeThinking(events: ModelEvent[]): void {

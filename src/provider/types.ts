@@ -128,7 +128,8 @@ export interface CountedUsage {
   estimated: boolean;
 }
 
-export type FinishReason = "stop" | "tool_use" | "length";
+/** `refusal`: the model declined (docs/providers.md#refusals); no tool call of that answer may run. */
+export type FinishReason = "stop" | "tool_use" | "length" | "refusal";
 
 export type ModelEvent =
   | { kind: "start"; modelCallId: string }

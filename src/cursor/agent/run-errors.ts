@@ -29,6 +29,27 @@ function providerFailure(err: ProviderError, modelName: string): AppError {
   });
 }
 
+/**
+ * The model declined to answer (docs/protocol.md#refusals). Not retryable: the same request gets
+ * the same refusal, so the client shows it at once instead of offering a retry.
+ */
+export function modelRefused(modelName: string): AppError {
+  const detail = `${modelName} declined to answer this request; nothing it asked for was run`;
+  const details = create(ErrorDetailsSchema, {
+    error: ErrorDetails_Error.PROVIDER_ERROR,
+    details: {
+      title: "The model refused",
+      detail,
+      allowCommandLinksPotentiallyUnsafePleaseOnlyUseForHandwrittenTrustedMarkdown: false,
+      isRetryable: false,
+      showRequestId: true,
+      shouldShowImmediateError: true,
+    },
+    isExpected: true,
+  });
+  return new AppError("unavailable", detail, [{ type: ERROR_DETAILS_TYPE, value: toBinary(ErrorDetailsSchema, details) }]);
+}
+
 export const RUN_CANCELLED = () => new AppError("canceled", "run was cancelled");
 
 /** Classifies whatever a run threw into the error its stream ends with. */

@@ -16,6 +16,7 @@ import {
   type Usage,
 } from "../../provider/types.ts";
 import { callModel } from "./model-call.ts";
+import { modelRefused } from "./run-errors.ts";
 import { SYSTEM_PROMPT } from "./prompt.ts";
 import { settleRun, type RunEnding, type RunOutcome } from "./settle.ts";
 import type { RequestChannel } from "./request-channel.ts";
@@ -185,6 +186,12 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally, carried
     const { result } = cycle;
     tally.addCall(result.usage);
     input.signal.throwIfAborted();
+    if (result.finish === "refusal") {
+      // Its text stays (the user saw it); none of its tool calls runs, or enters the history.
+      const { toolCalls: _refused, ...said } = result.assistant;
+      if (said.content) deps.store.appendMessages(input.conversationId, input.runId, [{ message: said }]);
+      throw modelRefused(input.model.name);
+    }
     deps.store.appendMessages(input.conversationId, input.runId, [{ message: result.assistant }]);
     const calls = result.assistant.toolCalls ?? [];
     if (calls.length === 0) {

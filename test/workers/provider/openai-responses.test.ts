@@ -219,9 +219,9 @@ describe("OpenAI Responses provider streaming", () => {
     ]);
   });
 
-  it("finishes with stop when the response is incomplete for the content filter", async () => {
+  it("finishes as a refusal when the response is incomplete for the content filter", async () => {
     const events = await eventsOf(responsesStream().message(["part"]).incomplete("content_filter").response());
-    expect(events.at(-1)).toEqual({ kind: "done", finish: "stop" });
+    expect(events.at(-1)).toEqual({ kind: "done", finish: "refusal" });
   });
 
   it("parses streams that carry only data lines", async () => {

@@ -172,7 +172,9 @@ export class ChatStreamParser implements StreamMapper {
     if (this.#usage) events.push({ kind: "usage", usage: this.#usage });
     // A refusal outranks the tool calls of the same answer (docs/providers.md#refusals).
     const refused = this.#refused || this.#finish === "refusal";
-    const finish = refused ? "refusal" : this.#tools.size > 0 ? "tool_use" : (this.#finish ?? "stop");
+    // So does a cut at the output limit: those calls are incomplete (docs/protocol.md#truncated-answers).
+    const cut = this.#finish === "length";
+    const finish = refused ? "refusal" : cut ? "length" : this.#tools.size > 0 ? "tool_use" : (this.#finish ?? "stop");
     events.push({ kind: "done", finish });
     this.#complete = true;
     return events;

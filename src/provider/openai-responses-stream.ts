@@ -316,8 +316,8 @@ export class ResponsesStreamParser implements StreamMapper {
 
   #finish(incomplete: boolean, reason: string | null | undefined): FinishReason {
     if (this.#refused || (incomplete && reason === "content_filter")) return "refusal";
+    if (incomplete && reason === "max_output_tokens") return "length"; // its tool calls are incomplete
     if (this.#tools.length > 0) return "tool_use";
-    if (incomplete && reason === "max_output_tokens") return "length";
     return "stop";
   }
 

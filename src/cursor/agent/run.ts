@@ -192,8 +192,20 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally, carried
       if (said.content) deps.store.appendMessages(input.conversationId, input.runId, [{ message: said }]);
       throw modelRefused(input.model.name);
     }
-    deps.store.appendMessages(input.conversationId, input.runId, [{ message: result.assistant }]);
     const calls = result.assistant.toolCalls ?? [];
+    if (result.finish === "length" && calls.length > 0) {
+      // Cut by the output limit inside its tool calls: none runs (docs/protocol.md#truncated-answers).
+      deps.store.appendMessages(input.conversationId, input.runId, cutToolCalls(result.assistant, calls));
+      await checkpoint(deps, input, tally);
+      continue;
+    }
+    if (result.finish === "length" && !result.assistant.content.trim()) {
+      throw new AppError(
+        "resource_exhausted",
+        `${input.model.name} reached its output limit before it wrote anything; raise the model's max_output_tokens or ask for less`,
+      );
+    }
+    deps.store.appendMessages(input.conversationId, input.runId, [{ message: result.assistant }]);
     if (calls.length === 0) {
       if (control.hasQueued) continue; // the model answers what arrived meanwhile
       break;
@@ -204,6 +216,20 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally, carried
   }
   control.finishing();
   await finishTurn(deps, input, tally);
+}
+
+/** What the model is told of calls cut by its output limit: nothing ran, and it may try again smaller. */
+const CUT_TOOL_CALL =
+  "This call was cut off at your output limit before its arguments were complete, so it was not run. Call it again with smaller arguments (for example, write a long file in several parts).";
+
+/** The answer with its cut calls (arguments emptied: they are not JSON) and an error result for each. */
+function cutToolCalls(assistant: Extract<ChatMessage, { role: "assistant" }>, calls: ToolCallPart[]): NewMessage[] {
+  return [
+    { message: { ...assistant, toolCalls: calls.map((call) => ({ ...call, arguments: "{}" })) } },
+    ...calls.map((call) => ({
+      message: { role: "tool" as const, toolCallId: call.id, name: call.name, content: CUT_TOOL_CALL, isError: true },
+    })),
+  ];
 }
 
 type ModelCycle =

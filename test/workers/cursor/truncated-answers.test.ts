@@ -1,0 +1,43 @@
+// An answer cut by the model's output limit never runs a half tool call
+// (docs/protocol.md#truncated-answers): the model is told as a tool error and may try again, and
+// an answer cut before it said anything ends the turn with a clear error.
+import { describe, expect, it } from "vitest";
+import { chatText, chatToolCalls, createScenario } from "../../support/fake-provider.ts";
+import { startTurn } from "../../support/cursor-client.ts";
+
+interface ChatBody {
+  messages: { role: string; content: string | null; tool_call_id?: string; tool_calls?: { function: { arguments: string } }[] }[];
+}
+
+describe("answers cut at the output limit", () => {
+  it("runs no tool call cut inside its arguments, tells the model so, and the turn goes on", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([{ id: "call_cut", name: "Shell", args: ['{"command":"echo ', "a very long"] }], { finishReason: "length" }),
+      chatText(["I will write it in parts."]),
+    ]);
+    const execs: string[] = [];
+    const { reader } = await startTurn(
+      { conversationId: crypto.randomUUID(), text: `write ${scenario.marker}` },
+      // An exec would be recorded and never answered: the turn would hang instead of going on.
+      { onExec: (exec) => void execs.push(exec.message.case ?? "") },
+    );
+    expect(await reader.end()).toEqual({});
+    expect(execs).toEqual([]);
+    expect(reader.text()).toBe("I will write it in parts.");
+    const [, second] = await scenario.requests(2);
+    const messages = (JSON.parse(second!.body) as ChatBody).messages;
+    const result = messages.find((m) => m.role === "tool" && m.tool_call_id === "call_cut");
+    expect(result?.content).toContain("cut off at your output limit");
+    // The half arguments are not sent back as if they were JSON.
+    const call = messages.find((m) => m.role === "assistant" && m.tool_calls?.length);
+    expect(call?.tool_calls?.[0]?.function.arguments).toBe("{}");
+  });
+
+  it("ends a turn whose answer was cut before it wrote anything with resource_exhausted, not an empty success", async () => {
+    const scenario = await createScenario([chatText([], { finishReason: "length" })]);
+    const { reader } = await startTurn({ conversationId: crypto.randomUUID(), text: `nothing ${scenario.marker}` });
+    const end = await reader.end();
+    expect(end.error?.code).toBe("resource_exhausted");
+    expect(end.error?.message).toContain("reached its output limit before it wrote anything");
+  });
+});

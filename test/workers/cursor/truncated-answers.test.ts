@@ -2,6 +2,7 @@
 // (docs/protocol.md#truncated-answers): the model is told as a tool error and may try again, and
 // an answer cut before it said anything ends the turn with a clear error.
 import { describe, expect, it } from "vitest";
+import { messageDelta, messageStart, messageStop, sse, textBlock } from "../../fixtures/anthropic/stream.ts";
 import { chatText, chatToolCalls, createScenario } from "../../support/fake-provider.ts";
 import { startTurn } from "../../support/cursor-client.ts";
 
@@ -31,6 +32,36 @@ describe("answers cut at the output limit", () => {
     // The half arguments are not sent back as if they were JSON.
     const call = messages.find((m) => m.role === "assistant" && m.tool_calls?.length);
     expect(call?.tool_calls?.[0]?.function.arguments).toBe("{}");
+  });
+
+  it("runs no Anthropic tool_use cut by max_tokens, and the turn goes on", async () => {
+    const cut = {
+      steps: [
+        messageStart(),
+        sse({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_cut", name: "Shell", input: {} } }),
+        sse({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"command":"echo ' } }),
+        messageDelta("max_tokens"),
+        messageStop(),
+      ],
+    };
+    const scenario = await createScenario([
+      cut,
+      { steps: [messageStart(), ...textBlock(0, ["Smaller, then."]), messageDelta("end_turn"), messageStop()] },
+    ]);
+    const execs: string[] = [];
+    const { reader } = await startTurn(
+      { conversationId: crypto.randomUUID(), text: `anthropic ${scenario.marker}`, model: "fake-anthropic" },
+      { onExec: (exec) => void execs.push(exec.message.case ?? "") },
+    );
+    expect(await reader.end()).toEqual({});
+    expect(execs).toEqual([]);
+    expect(reader.text()).toBe("Smaller, then.");
+    const [, second] = await scenario.requests(2);
+    const blocks = (JSON.parse(second!.body) as { messages: { content: unknown }[] }).messages.flatMap((m) =>
+      Array.isArray(m.content) ? (m.content as { type: string; tool_use_id?: string; is_error?: boolean; input?: unknown }[]) : [],
+    );
+    expect(blocks.find((b) => b.type === "tool_use")?.input).toEqual({});
+    expect(blocks.find((b) => b.type === "tool_result" && b.tool_use_id === "toolu_cut")?.is_error).toBe(true);
   });
 
   it("ends a turn whose answer was cut before it wrote anything with resource_exhausted, not an empty success", async () => {

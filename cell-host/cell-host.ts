@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
-import { FrameReader, framesOf, type RunnerMessage, type SessionMessage } from "../src/code-mode/engine/cell-wire.ts";
+import { FrameReader, sendMessage, type RunnerMessage, type SessionMessage } from "../src/code-mode/engine/cell-wire.ts";
 import type { CellRunResult } from "../src/code-mode/engine/runner.ts";
 import { writeCellWorker } from "./bundle.ts";
 import type { CellProcess, Usage } from "./cell-process.ts";
@@ -110,7 +110,7 @@ class CellRelay {
     clearInterval(this.#watch);
     clearTimeout(this.#wall);
     if (verdict !== undefined && this.#session.readyState === WebSocket.OPEN) {
-      for (const frame of framesOf({ t: "result", result: verdict })) this.#session.send(frame);
+      sendMessage(this.#session, { t: "result", result: verdict });
     }
     this.#session.close(1000, "cell ended");
     this.#runner?.terminate();
@@ -141,7 +141,7 @@ class CellRelay {
   #delivered(): void {
     if (this.#watch === undefined || this.#sentDelivered) return;
     this.#sentDelivered = true;
-    for (const frame of framesOf({ t: "delivered" })) this.#session.send(frame);
+    sendMessage(this.#session, { t: "delivered" });
   }
 
   /** The host is full: the cell fails at once, as a cell error the model can read. */
@@ -157,7 +157,7 @@ class CellRelay {
               errorText: `code mode is busy: ${this.#options.maxCells} cells are running on this host; try again when one ends`,
             },
           };
-    for (const frame of framesOf(reply)) this.#session.send(frame);
+    sendMessage(this.#session, reply);
     this.end();
   }
 

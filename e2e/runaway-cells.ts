@@ -5,6 +5,7 @@
 import { createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { CodeModeHost, type ExecutionOutcome } from "../src/proto/gen/codex/code_mode/v1/code_mode_pb.ts";
+import { withTimeout } from "../test/support/deferred.ts";
 
 /** The CPU cap main.ts gives its cell host, so the spinning cell ends within the check's time. */
 export const E2E_CELL_CPU_CAP_MS = 3_000;
@@ -18,14 +19,6 @@ interface RunawayCellsOptions {
   token: string;
   /** One Cursor turn, asserted by the caller. */
   turn: () => Promise<unknown>;
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 export async function checkRunawayCells(options: RunawayCellsOptions): Promise<void> {
@@ -43,7 +36,7 @@ export async function checkRunawayCells(options: RunawayCellsOptions): Promise<v
     const lease = new AbortController();
     leases.push(lease);
     const events = client.openSession({}, { signal: lease.signal })[Symbol.asyncIterator]();
-    const first = await within(events.next(), SERVED_WITHIN_MS, "OpenSession's opened event");
+    const first = await withTimeout(events.next(), SERVED_WITHIN_MS, "OpenSession's opened event");
     const opened = first.value?.event;
     if (opened?.case !== "opened") throw new Error(`OpenSession answered ${opened?.case ?? "nothing"} first`);
     void (async () => {
@@ -60,15 +53,19 @@ export async function checkRunawayCells(options: RunawayCellsOptions): Promise<v
     const started = Date.now();
     const spinning = execute(await openSession(), "let n = 0; while (true) { n++; }");
     const hogging = execute(await openSession(), "const kept = []; for (let i = 0; ; i++) kept.push(new Array(1 << 20).fill(i));");
-    const quick = await within(execute(await openSession(), 'text("still served")'), SERVED_WITHIN_MS, "a cell beside two runaway ones");
+    const quick = await withTimeout(
+      execute(await openSession(), 'text("still served")'),
+      SERVED_WITHIN_MS,
+      "a cell beside two runaway ones",
+    );
     if (quick.outcome.case !== "completed" || quick.contentItems.length !== 1) {
       throw new Error(`the quick cell ended ${quick.outcome.case} with ${quick.contentItems.length} items`);
     }
-    await within(options.turn(), SERVED_WITHIN_MS, "a Cursor turn beside two runaway cells");
-    const spun = await within(spinning, E2E_CELL_CPU_CAP_MS + LIMIT_SLACK_MS, "the spinning cell's end");
+    await withTimeout(options.turn(), SERVED_WITHIN_MS, "a Cursor turn beside two runaway cells");
+    const spun = await withTimeout(spinning, E2E_CELL_CPU_CAP_MS + LIMIT_SLACK_MS, "the spinning cell's end");
     if (spun.outcome.case !== "terminated") throw new Error(`the spinning cell ended ${spun.outcome.case}, not terminated`);
     if (Date.now() - started < E2E_CELL_CPU_CAP_MS) throw new Error("the spinning cell ended before its CPU limit");
-    const hogged = await within(hogging, LIMIT_SLACK_MS, "the allocating cell's end");
+    const hogged = await withTimeout(hogging, LIMIT_SLACK_MS, "the allocating cell's end");
     if (hogged.outcome.case !== "terminated") throw new Error(`the allocating cell ended ${hogged.outcome.case}, not terminated`);
   } finally {
     for (const lease of leases) lease.abort();

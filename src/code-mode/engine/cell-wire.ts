@@ -25,8 +25,13 @@ const PART_CHARS = 256 * 1024;
 const MORE = "+";
 const LAST = ".";
 
+/** Sends one message as its frames. */
+export function sendMessage(socket: { send(frame: string): void }, message: SessionMessage | RunnerMessage): void {
+  for (const frame of framesOf(message)) socket.send(frame);
+}
+
 /** The frames of one message, in order. */
-export function framesOf(message: SessionMessage | RunnerMessage): string[] {
+function framesOf(message: SessionMessage | RunnerMessage): string[] {
   const json = JSON.stringify(message);
   const frames: string[] = [];
   for (let at = 0; at < json.length; at += PART_CHARS) {

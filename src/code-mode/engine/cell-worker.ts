@@ -2,7 +2,7 @@
 // WebSocket from the cell host and runs the cell on its own Worker Loader, exactly as a
 // session object does in production. Bundled by cell-host/bundle.ts; never part of the
 // main worker.
-import { FrameReader, framesOf, type RunnerMessage, type SessionMessage } from "./cell-wire.ts";
+import { FrameReader, sendMessage, type RunnerMessage, type SessionMessage } from "./cell-wire.ts";
 import { LoaderCellRunner } from "./loader-runner.ts";
 import type { RunningCell, ToolReply } from "./runner.ts";
 
@@ -26,7 +26,7 @@ function serve(socket: WebSocket, loader: WorkerLoader): void {
   let nextId = 1;
   let running: RunningCell | undefined;
   const send = (message: RunnerMessage) => {
-    for (const frame of framesOf(message)) socket.send(frame);
+    sendMessage(socket, message);
   };
   socket.addEventListener("message", (event) => {
     if (typeof event.data !== "string") return;

@@ -3,7 +3,7 @@
 // busy loop in an isolate of this process would stop every request it serves. One
 // WebSocket per cell; the cell host ends the socket with a `limit-exceeded` result when the
 // cell passes its CPU, memory or wall-time limit, or when the session closes it.
-import { FrameReader, framesOf, type RunnerMessage, type SessionMessage } from "./cell-wire.ts";
+import { FrameReader, sendMessage, type RunnerMessage, type SessionMessage } from "./cell-wire.ts";
 import type { CellCallbacks, CellLaunch, CellRunner, CellRunResult, RunningCell } from "./runner.ts";
 
 /** The part of a WebSocket this runner uses (the Workers one and the WHATWG one both fit). */
@@ -61,7 +61,7 @@ export class RemoteCellRunner implements CellRunner {
     };
     const send = (message: SessionMessage) => {
       if (finished || socket === undefined) return;
-      for (const frame of framesOf(message)) socket.send(frame);
+      sendMessage(socket, message);
     };
     const opened = this.#open(
       (message) => {
@@ -110,7 +110,7 @@ export class RemoteCellRunner implements CellRunner {
       () => answer.resolve(undefined),
     );
     try {
-      for (const frame of framesOf({ t: "probe", source })) socket.send(frame);
+      sendMessage(socket, { t: "probe", source });
       return await answer.promise;
     } finally {
       socket.close(1000, "probe answered");

@@ -261,10 +261,18 @@ function onClientMessage<P>(state: RequestState, message: AgentClientMessage, no
   }
 }
 
+/** When a request in this state may be forgotten (ended, or waiting for its run_request); undefined: not while it runs. */
+export function expiresAtMs(state: RequestState, ttlMs: number): number | undefined {
+  if (state.kind === "ended") return state.atMs + ttlMs;
+  if (state.kind === "waiting") return state.sinceMs + ttlMs;
+  return undefined;
+}
+
 function onExpire<P>(state: RequestState, nowMs: number, ttlMs: number): Transition<P> {
-  const cutoff = nowMs - ttlMs;
-  if (state.kind === "ended" && state.atMs < cutoff) return { state, effects: [{ kind: "forget" }] };
-  if (state.kind === "waiting" && state.sinceMs < cutoff) {
+  const expires = expiresAtMs(state, ttlMs);
+  if (expires === undefined || expires >= nowMs) return unchanged(state);
+  if (state.kind === "ended") return { state, effects: [{ kind: "forget" }] };
+  if (state.kind === "waiting") {
     const ended = end<P>(state, nowMs, new AppError("deadline_exceeded", "no run_request arrived for this request"));
     return { state: ended.state, effects: [...ended.effects, { kind: "forget" }] };
   }

@@ -23,6 +23,7 @@ import { RunHandle } from "./run-handle.ts";
 import { Outbox, type Subscription } from "./outbox.ts";
 import {
   type AppendStatus,
+  expiresAtMs,
   heldBytes,
   initialState,
   reduce,
@@ -181,8 +182,8 @@ export class ConversationSession {
   #scheduleSweep(): void {
     let atMs = Number.POSITIVE_INFINITY;
     for (const slot of this.#requests.values()) {
-      const since = slot.state.kind === "ended" ? slot.state.atMs : slot.state.kind === "waiting" ? slot.state.sinceMs : undefined;
-      if (since !== undefined) atMs = Math.min(atMs, since + this.deps.requestTtlMs + 1);
+      const expires = expiresAtMs(slot.state, this.deps.requestTtlMs);
+      if (expires !== undefined) atMs = Math.min(atMs, expires + 1);
     }
     if (this.#sweep !== undefined && this.#sweep.atMs <= atMs) return;
     if (this.#sweep !== undefined) clearTimeout(this.#sweep.timer);

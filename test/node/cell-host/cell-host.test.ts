@@ -9,11 +9,12 @@ import { writeCellWorker } from "../../../cell-host/bundle.ts";
 import { startCellHost, type CellHost } from "../../../cell-host/cell-host.ts";
 import { CellProcess } from "../../../cell-host/cell-process.ts";
 import { analyseSource } from "../../../src/code-mode/engine/cell-source.ts";
-import { framesOf } from "../../../src/code-mode/engine/cell-wire.ts";
+import { sendMessage } from "../../../src/code-mode/engine/cell-wire.ts";
 import { DEFAULTS } from "../../../cell-host/options.ts";
 import type { CellDelegate, RuntimeResponse, StoredValues } from "../../../src/code-mode/engine/engine-types.ts";
 import { RemoteCellRunner, type WireConnect, type WireSocket } from "../../../src/code-mode/engine/remote-runner.ts";
 import { CodeModeSession } from "../../../src/code-mode/engine/session.ts";
+import { withTimeout } from "../../support/deferred.ts";
 
 /** A runaway cell's CPU limit here; production's is 30 s. */
 const CPU_MS = 1_500;
@@ -45,14 +46,6 @@ const echoDelegate: CellDelegate = {
   cellClosed: () => {},
 };
 
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 function session(host: CellHost, values = new Values()): CodeModeSession {
   return new CodeModeSession({ runner: new RemoteCellRunner(host.url, CPU_MS, nodeConnect), values, limits: {} });
 }
@@ -75,7 +68,7 @@ describe("local workerd, without a cell host", () => {
       const analysis = analyseSource("while (true) {}");
       if (analysis.kind !== "module") throw new Error("the source did not analyse");
       const launch = { cellId: "1", moduleText: analysis.text, tools: [], snapshot: {} };
-      for (const frame of framesOf({ t: "start", launch, cpuMs: 100 })) socket.send(frame);
+      sendMessage(socket, { t: "start", launch, cpuMs: 100 });
       const start = await cells.usage();
       let used = 0;
       const deadline = Date.now() + 15_000;
@@ -105,7 +98,7 @@ describe("the cell host", () => {
 
   it("runs a cell in its own process: text, a tool call's answer and stored values come back", async () => {
     const values = new Values();
-    const response = await within(
+    const response = await withTimeout(
       run(session(host, values), 'const answer = await tools.echo({ a: 1 }); text(JSON.stringify(answer)); store("k", 2);'),
       QUICK_CELL_MS,
       "the cell",
@@ -121,11 +114,11 @@ describe("the cell host", () => {
     const hog = run(session(host), "const kept = []; for (let i = 0; ; i++) kept.push(new Array(1 << 20).fill(i));").finally(() => {
       hogEndedAt = Date.now();
     });
-    const quick = await within(run(session(host), 'text("still served")'), QUICK_CELL_MS, "a cell beside two runaway ones");
+    const quick = await withTimeout(run(session(host), 'text("still served")'), QUICK_CELL_MS, "a cell beside two runaway ones");
     expect(quick).toMatchObject({ kind: "completed", items: [{ type: "input_text", text: "still served" }] });
     // Its text is lost with it: output leaves an isolate in a microtask, which a spinning cell never reaches.
-    expect(await within(busy, CPU_MS + LIMIT_SLACK_MS, "the busy loop's end")).toEqual({ kind: "terminated", cellId: "1", items: [] });
-    expect(await within(hog, LIMIT_SLACK_MS + CPU_MS, "the heap hog's end")).toMatchObject({ kind: "terminated" });
+    expect(await withTimeout(busy, CPU_MS + LIMIT_SLACK_MS, "the busy loop's end")).toEqual({ kind: "terminated", cellId: "1", items: [] });
+    expect(await withTimeout(hog, LIMIT_SLACK_MS + CPU_MS, "the heap hog's end")).toMatchObject({ kind: "terminated" });
     // The memory limit ended it (about 8 MiB per array), before its CPU time could.
     expect(hogEndedAt - started).toBeLessThan(CPU_MS);
     expect(Date.now() - started).toBeGreaterThanOrEqual(CPU_MS);
@@ -134,9 +127,9 @@ describe("the cell host", () => {
 
   it("stops a busy loop on Terminate, which a cell in the server's own process cannot do", async () => {
     const target = session(host);
-    const yielded = await within(run(target, "while (true) {}", 200), QUICK_CELL_MS, "the yield");
+    const yielded = await withTimeout(run(target, "while (true) {}", 200), QUICK_CELL_MS, "the yield");
     expect(yielded).toMatchObject({ kind: "yielded", cellId: "1" });
-    const outcome = await within(target.terminate("1"), LIMIT_SLACK_MS, "the Terminate");
+    const outcome = await withTimeout(target.terminate("1"), LIMIT_SLACK_MS, "the Terminate");
     expect(outcome).toEqual({ kind: "live", response: { kind: "terminated", cellId: "1", items: [] } });
   });
 
@@ -145,8 +138,8 @@ describe("the cell host", () => {
     try {
       const target = session(small);
       const first = run(target, "while (true) {}", 200);
-      await within(first, QUICK_CELL_MS, "the first cell's yield");
-      const second = await within(run(target, 'text("x")'), QUICK_CELL_MS, "the refused cell");
+      await withTimeout(first, QUICK_CELL_MS, "the first cell's yield");
+      const second = await withTimeout(run(target, 'text("x")'), QUICK_CELL_MS, "the refused cell");
       expect(second).toMatchObject({ kind: "completed", errorText: expect.stringContaining("code mode is busy: 1 cells are running") });
       await target.terminate("1");
     } finally {

@@ -93,6 +93,8 @@ export default defineConfig(async () => {
               BYOK_DISCONNECT_GRACE_MS: "300",
               // Short, so a client that never sends its request context fails the run quickly.
               BYOK_CONTEXT_TIMEOUT_MS: "2000",
+              // Short, so a summary call that never answers gives way to the fallback within a test.
+              BYOK_COMPACTION_TIMEOUT_MS: "4000",
               ...vars,
               BYOK_MODELS: JSON.stringify([
                 model("fake-model", "fake-1"),

@@ -23,6 +23,8 @@ interface Secrets {
   BYOK_REQUEST_TTL_MS?: string;
   /** How long a run waits for each answer of the client about its request context (default 30 s). */
   BYOK_CONTEXT_TIMEOUT_MS?: string;
+  /** How long a compaction's summary call may take before the oldest messages are dropped instead (default 120 s). */
+  BYOK_COMPACTION_TIMEOUT_MS?: string;
   /** A cell host's `/cell` URL: cells run there, where a runaway one can be stopped (docs/code-mode.md#cell-host). */
   CODE_MODE_CELL_HOST?: string;
 }

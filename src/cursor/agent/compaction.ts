@@ -1,20 +1,23 @@
 // Compaction: when the history no longer fits (or the user asks with
 // /summarize), the model summarises it in a call without tools, and the live
 // history becomes the system prompt, the summary, the latest request context
-// (docs/request-context.md) and the current query. The
-// replaced messages stay stored (off the live branch) and in the checkpoint's
-// summary archive.
+// (docs/request-context.md) and the current query. The summary call has a
+// deadline; past it, or interrupted by the user's new message, the oldest
+// messages are dropped instead (docs/protocol.md#compaction). The replaced
+// messages stay stored (off the live branch) and in the checkpoint's summary archive.
 import compactionPrompt from "../../../prompt/compaction.md";
 import type { AgentServerMessage } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../../proto/frames.ts";
 import { AppError } from "../../core/errors.ts";
-import type { ConversationStore, StoredMessage } from "../store/conversation-store.ts";
-import type { ChatMessage, ModelConfig, Provider, ToolDefinition, Usage } from "../../provider/types.ts";
+import type { ConversationStore, NewMessage, StoredMessage } from "../store/conversation-store.ts";
+import { emptyUsage, type ChatMessage, type ModelConfig, type Provider, type ToolDefinition, type Usage } from "../../provider/types.ts";
+import { isContextOverflow } from "../../provider/failure.ts";
 import { callModel } from "./model-call.ts";
-import { inputTokenEstimate } from "../../provider/metering.ts";
 import { projectHistory } from "./history-projection.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
 import { REQUEST_CONTEXT_KEY_PREFIX } from "../context/context-message.ts";
+import { estimateTokens, exceedsWindow, inputDoesNotFit } from "./context-window.ts";
+import { fallbackSummary } from "./compaction-fallback.ts";
 
 export const SUMMARY_KEY_PREFIX = "summary:";
 const SUMMARY_OPEN = "<conversation_summary>\n";
@@ -30,50 +33,104 @@ export interface CompactionInput {
   runId: string;
   conversationId: string;
   model: ModelConfig;
+  /** Stops the summary call: the run's cancel, or in a run the user's new message (then the fallback is used). */
   signal: AbortSignal;
+  /** The run's own signal: when it fires, the compaction fails instead. */
+  runSignal: AbortSignal;
   /** Keep the newest user message after the summary (automatic compaction mid-turn). */
   keepCurrentQuery: boolean;
+  /** How long the summary call may take before the fallback is used. */
+  deadlineMs: number;
+  /** The definitions every later request of the run carries: they take room in the window too. */
+  tools: ToolDefinition[];
 }
 
-export async function compactHistory(deps: CompactionDeps, input: CompactionInput): Promise<Usage> {
+export interface Compacted {
+  /** What the summary call counted (nothing when it did not finish). */
+  usage: Usage;
+  /** The estimated input of the compacted history: how full the context is now. */
+  estimatedTokens: number;
+}
+
+/** The model's summary, or why the fallback stands in for it. */
+type Written = { kind: "summary"; text: string; usage: Usage } | { kind: "fallback"; reason: string; usage: Usage };
+
+export async function compactHistory(deps: CompactionDeps, input: CompactionInput): Promise<Compacted> {
   const { store } = deps;
   const history = store.history(input.conversationId);
   const firstNonSystem = history.find((m) => m.message.role !== "system");
   if (!firstNonSystem) throw new AppError("failed_precondition", "there is nothing to summarize yet");
-  deps.emit(updates.summaryStarted());
   const tail = input.keepCurrentQuery ? currentQuery(history) : undefined;
   // The context stays in force after the summary: it is kept as it was, not summarised away.
-  const context = history.findLast((m) => m.messageKey?.startsWith(REQUEST_CONTEXT_KEY_PREFIX));
-  const toSummarize = history.filter((m) => m !== tail).map((m) => m.message);
+  const context = history.findLast((m) => isContextMessage(m));
+  const system = history.filter((m) => m.message.role === "system");
+  // Refused before any call when not even the shortest compacted history would fit.
+  const floor = estimateTokens(projectHistory([...system, ...optional(context), ...optional(tail)].map((m) => m.message)), input.tools);
+  if (exceedsWindow(input.model, floor)) throw inputDoesNotFit(input.model, floor);
 
-  const result = await callModel(
-    { store, provider: deps.provider, emit: deps.emit },
-    {
+  deps.emit(updates.summaryStarted());
+  const written = await writeSummary(
+    deps,
+    input,
+    history.filter((m) => m !== tail).map((m) => m.message),
+  );
+  const rest: NewMessage[] = [];
+  let text: string;
+  if (written.kind === "summary") {
+    text = written.text;
+    if (tail) rest.push(copyOf(tail));
+  } else {
+    const older = history.filter(
+      (m) => m.message.role !== "system" && !isContextMessage(m) && !m.messageKey?.startsWith(SUMMARY_KEY_PREFIX),
+    );
+    const fallback = fallbackSummary(older, input.model, written.reason);
+    if (!fallback) throw new AppError("unavailable", `the conversation could not be summarized: ${written.reason}`);
+    text = fallback.note;
+    rest.push(...fallback.kept.map(copyOf));
+  }
+  // Each compaction moves messages out under an id of its own: a run may compact more than once.
+  const compactionId = `${input.runId}/${(store.conversation(input.conversationId)?.summaryCount ?? 0) + 1}`;
+  store.branchBefore(input.conversationId, firstNonSystem.seq, compactionId);
+  store.appendMessages(input.conversationId, input.runId, [
+    { message: { role: "user", content: `${SUMMARY_OPEN}${text}${SUMMARY_CLOSE}` }, messageKey: `${SUMMARY_KEY_PREFIX}${compactionId}` },
+    ...(context ? [copyOf(context)] : []),
+    ...rest,
+  ]);
+  store.countSummary(input.conversationId);
+  deps.emit(updates.summary(text));
+  deps.emit(updates.summaryCompleted());
+  const estimatedTokens = estimateTokens(projectHistory(store.history(input.conversationId).map((m) => m.message)), input.tools);
+  if (exceedsWindow(input.model, estimatedTokens)) throw inputDoesNotFit(input.model, estimatedTokens);
+  return { usage: written.usage, estimatedTokens };
+}
+
+/** The summary call, bounded by its deadline; a stop other than the run's means the fallback. */
+async function writeSummary(deps: CompactionDeps, input: CompactionInput, messages: ChatMessage[]): Promise<Written> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), input.deadlineMs);
+  try {
+    const result = await callModel(deps, {
       runId: input.runId,
       conversationId: input.conversationId,
       model: input.model,
-      messages: [...projectHistory(toSummarize), { role: "user", content: compactionPrompt.trim() }],
+      messages: [...projectHistory(messages), { role: "user", content: compactionPrompt.trim() }],
       tools: [],
       forward: false,
-      signal: input.signal,
-    },
-  );
-  const summary = result.assistant.content.trim();
-  if (!summary) throw new AppError("unavailable", "the model returned an empty summary");
-  input.signal.throwIfAborted();
-
-  store.branchBefore(input.conversationId, firstNonSystem.seq, input.runId);
-  store.appendMessages(input.conversationId, input.runId, [
-    { message: { role: "user", content: `${SUMMARY_OPEN}${summary}${SUMMARY_CLOSE}` }, messageKey: `${SUMMARY_KEY_PREFIX}${input.runId}` },
-    ...(context?.messageKey ? [{ message: context.message, messageKey: context.messageKey }] : []),
-    ...(tail
-      ? [{ message: tail.message, ...(tail.messageKey && { messageKey: tail.messageKey }), ...(tail.mode !== null && { mode: tail.mode }) }]
-      : []),
-  ]);
-  store.countSummary(input.conversationId);
-  deps.emit(updates.summary(summary));
-  deps.emit(updates.summaryCompleted());
-  return result.usage;
+      signal: AbortSignal.any([input.signal, deadline.signal]),
+    });
+    const text = result.assistant.content.trim();
+    if (text) return { kind: "summary", text, usage: result.usage };
+    return { kind: "fallback", reason: "the model wrote an empty summary", usage: result.usage };
+  } catch (error) {
+    input.runSignal.throwIfAborted();
+    const fallback = (reason: string): Written => ({ kind: "fallback", reason, usage: emptyUsage() });
+    if (deadline.signal.aborted) return fallback(`the summary was not written within ${Math.round(input.deadlineMs / 1000)} s`);
+    if (input.signal.aborted) return fallback("a new message from the user interrupted the summary");
+    if (isContextOverflow(error)) return fallback("the conversation is too long for the model to summarize");
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The summary text of a stored summary message. */
@@ -84,19 +141,26 @@ export function summaryText(message: ChatMessage): string {
     : content;
 }
 
-/** Rough token estimate, enough to decide before a call overflows (the one the budget uses too). */
-export function estimateTokens(messages: ChatMessage[], tools: ToolDefinition[]): number {
-  return inputTokenEstimate(messages, tools);
-}
-
-/** Whether a request of this size would overflow the model's window (leaving room for output). */
-export function exceedsWindow(model: ModelConfig, estimatedTokens: number): boolean {
-  const reserve = Math.min(model.maxOutputTokens ?? 8_192, Math.floor(model.contextWindow / 4));
-  return estimatedTokens > model.contextWindow - reserve;
-}
-
 /** The newest user message, if the history ends with it (the query being answered). */
 function currentQuery(history: readonly StoredMessage[]): StoredMessage | undefined {
   const last = history.at(-1);
   return last?.message.role === "user" && last.messageKey?.startsWith(USER_MESSAGE_KEY_PREFIX) ? last : undefined;
+}
+
+function isContextMessage(m: StoredMessage): boolean {
+  return m.messageKey?.startsWith(REQUEST_CONTEXT_KEY_PREFIX) ?? false;
+}
+
+/** A stored message to append again after the summary, as it was. */
+function copyOf(m: StoredMessage): NewMessage {
+  return {
+    message: m.message,
+    ...(m.messageKey && { messageKey: m.messageKey }),
+    ...(m.mode !== null && { mode: m.mode }),
+    ...(m.toolCard && { toolCard: m.toolCard }),
+  };
+}
+
+function optional<T>(value: T | undefined): T[] {
+  return value === undefined ? [] : [value];
 }

@@ -18,7 +18,7 @@ export interface Injection {
   images?: readonly SelectedImage[];
 }
 
-type RunPhase = "preparing" | "model" | "tools" | "finishing";
+type RunPhase = "preparing" | "model" | "tools" | "compaction" | "finishing";
 
 /**
  * What became of offered input: `injected` into this run, `queued` for the next run
@@ -48,8 +48,8 @@ export class RunControl {
     return this.#queue.length > 0;
   }
 
-  /** Starts a model cycle or tool round; its signal fires on run cancel or injection. */
-  begin(phase: "model" | "tools"): AbortSignal {
+  /** Starts a model cycle, tool round or compaction; its signal fires on run cancel or injection. */
+  begin(phase: "model" | "tools" | "compaction"): AbortSignal {
     this.#phase = phase;
     this.#cycle = new AbortController();
     return AbortSignal.any([this.runSignal, this.#cycle.signal]);
@@ -80,10 +80,14 @@ export class RunControl {
     return "injected";
   }
 
-  /** Queues an injection (announced at once) and interrupts the active cycle, if any. */
+  /**
+   * Queues an injection (announced at once) and interrupts the active cycle, if any. A compaction
+   * gives way to the user's message only: injected context just waits for the summary.
+   */
   inject(injection: Injection): void {
     this.#queue.push(injection);
     this.emit(updates.injectionQueued(injection.id));
+    if (this.#phase === "compaction" && injection.kind === "system") return;
     this.#cycle?.abort(new CycleInterrupted());
   }
 

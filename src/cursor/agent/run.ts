@@ -28,7 +28,8 @@ import { readClientBlob } from "./client-blob.ts";
 import { userImages } from "./user-images.ts";
 import { projectHistory } from "./history-projection.ts";
 import type { Tool, ToolSessionState } from "../tools/tool-types.ts";
-import { compactHistory, estimateTokens, exceedsWindow, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
+import { type Compacted, compactHistory, SUMMARY_KEY_PREFIX, summaryText } from "./compaction.ts";
+import { estimateTokens, exceedsWindow } from "./context-window.ts";
 import { isContextOverflow } from "../../provider/failure.ts";
 import type { RunControl, Injection } from "./run-control.ts";
 import type { SearchConfig } from "../search/search-types.ts";
@@ -74,6 +75,8 @@ export interface RunInput {
   context?: { source: ContextSource; prefetched: Map<string, Uint8Array> };
   /** How long the run waits for each answer of the client about its request context, and for each blob it holds (get_blob). */
   contextTimeoutMs: number;
+  /** How long a compaction's summary call may take before the oldest messages are dropped instead (docs/protocol.md#compaction). */
+  compactionTimeoutMs: number;
   /**
    * The request context in force (set once the run has read it). The run's tools follow from it as
    * it was when the run started; an injected context changes it, not the tools (docs/request-context.md).
@@ -126,29 +129,39 @@ function withCodeModeTools(deps: RunDeps, input: RunInput): RunInput {
   return { ...input, tools };
 }
 
-/** What a run has spent so far, and whether it has compacted (at most once per run). */
+/** What a run has spent so far, and whether it compacted since its last model call. */
 class RunTally {
   usage = emptyUsage();
-  /** Tokens of the last call: how full the context is, for the checkpoint. */
+  /** Tokens of the last call (or the compacted history): how full the context is, for the checkpoint. */
   lastCallTokens = 0;
-  compacted = false;
+  /** A provider's "prompt too long" right after a compaction is final: compacting again cannot help. */
+  compactedSinceCall = false;
 
   addCall(usage: Usage): void {
+    this.compactedSinceCall = false;
     this.usage = addUsage(this.usage, usage);
     this.lastCallTokens = usage.inputTokens + usage.outputTokens;
   }
 
-  addSummary(usage: Usage): void {
-    this.compacted = true;
-    this.usage = addUsage(this.usage, usage);
-    this.lastCallTokens = usage.outputTokens;
+  addSummary(compacted: Compacted): void {
+    this.compactedSinceCall = true;
+    this.usage = addUsage(this.usage, compacted.usage);
+    this.lastCallTokens = compacted.estimatedTokens;
   }
 }
 
 /** `/summarize` or summarize_action: compact the history, then the fixed tail. */
 async function summarize(deps: RunDeps, input: RunInput, tally: RunTally): Promise<void> {
   input.control.finishing(); // input arriving during a summary waits for the next turn
-  tally.addSummary(await compactHistory(deps, { ...input, keepCurrentQuery: false }));
+  tally.addSummary(
+    await compactHistory(deps, {
+      ...input,
+      runSignal: input.signal,
+      keepCurrentQuery: false,
+      deadlineMs: input.compactionTimeoutMs,
+      tools: [],
+    }),
+  );
   await finishTurn(deps, input, tally);
 }
 
@@ -171,16 +184,17 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally, carried
     }
     input.signal.throwIfAborted();
     await deliverInjections(deps, input);
-    let messages = liveMessages(deps, input);
-    if (!tally.compacted && exceedsWindow(input.model, estimateTokens(messages, tools))) {
-      await compact(deps, input, tally);
-      messages = liveMessages(deps, input);
+    const messages = liveMessages(deps, input);
+    if (exceedsWindow(input.model, estimateTokens(messages, tools))) {
+      // Whenever the context fills, however often in one run; then what arrived meanwhile, and measure again.
+      await compact(deps, input, tally, tools);
+      continue;
     }
     const cycle = await modelCycle(deps, input, messages, tools);
     if (cycle.kind === "interrupted") continue; // injected context: restart this model cycle only
     if (cycle.kind === "overflow") {
-      if (tally.compacted) throw cycle.error;
-      await compact(deps, input, tally);
+      if (tally.compactedSinceCall) throw cycle.error;
+      await compact(deps, input, tally, tools);
       continue;
     }
     const { result } = cycle;
@@ -267,8 +281,24 @@ async function modelCycle(deps: RunDeps, input: RunInput, messages: ChatMessage[
   }
 }
 
-async function compact(deps: RunDeps, input: RunInput, tally: RunTally): Promise<void> {
-  tally.addSummary(await compactHistory(deps, { ...input, keepCurrentQuery: true }));
+/** Compaction within a run: the user's new message interrupts it (docs/protocol.md#compaction). */
+async function compact(deps: RunDeps, input: RunInput, tally: RunTally, tools: ToolDefinition[]): Promise<void> {
+  const signal = input.control.begin("compaction");
+  try {
+    const compacted = await compactHistory(deps, {
+      ...input,
+      signal,
+      runSignal: input.signal,
+      keepCurrentQuery: true,
+      deadlineMs: input.compactionTimeoutMs,
+      tools,
+    });
+    tally.addSummary(compacted);
+  } finally {
+    input.control.end();
+  }
+  // The client holds the compacted history before the next model call, so a failure then keeps it.
+  await checkpoint(deps, input, tally);
 }
 
 function liveMessages(deps: RunDeps, input: RunInput): ChatMessage[] {
@@ -439,16 +469,15 @@ const RESUME_NUDGE = "Continue from where you left off.";
 
 /** The summary that replaced earlier history, for the checkpoint's summary fields. */
 function summaryOf(store: ConversationStore, conversationId: string) {
-  const runId = store.lastSummaryRun(conversationId);
-  if (!runId) return {};
-  const key = `${SUMMARY_KEY_PREFIX}${runId}`;
-  const message = store.findByKey(conversationId, key);
-  if (!message) return {};
+  const key = store.liveSummaryKey(conversationId);
+  const message = key && store.findByKey(conversationId, key);
+  if (!key || !message) return {};
   return {
     summary: {
       text: summaryText(message.message),
       key,
-      summarized: store.supersededBy(runId),
+      // The key names what moved the messages out: the compaction (or, before several per run, its run).
+      summarized: store.supersededBy(key.slice(SUMMARY_KEY_PREFIX.length)),
       count: store.conversation(conversationId)?.summaryCount ?? 1,
     },
   };

@@ -66,6 +66,7 @@ export class Conversation {
       disconnectGraceMs: Number(env.BYOK_DISCONNECT_GRACE_MS) || 10_000,
       continuationWindowMs: windowMs(env.BYOK_CONTINUATION_WINDOW_MS),
       contextTimeoutMs: Number(env.BYOK_CONTEXT_TIMEOUT_MS) || 30_000,
+      compactionTimeoutMs: Number(env.BYOK_COMPACTION_TIMEOUT_MS) || 120_000,
       requestTtlMs: Number(env.BYOK_REQUEST_TTL_MS) || REQUEST_TTL_MS,
       // Both are read again at the next append; an idle object need not keep them.
       onIdle: () => {

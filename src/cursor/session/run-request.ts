@@ -16,7 +16,7 @@ import type { SearchConfig } from "../search/search-types.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 
 /** Everything a run needs that the run_request decides; the session adds the run's own handles. */
-export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued" | "contextTimeoutMs"> & {
+export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued" | "contextTimeoutMs" | "compactionTimeoutMs"> & {
   principal: string;
   /** The principal's team (hosted users), kept on the run so that a restart can still record its usage. */
   teamId: string | null;

@@ -47,6 +47,8 @@ export interface SessionDeps {
   continuationWindowMs: number;
   /** How long a run waits for each answer of the client about its request context. */
   contextTimeoutMs: number;
+  /** How long a compaction's summary call may take before its fallback (docs/protocol.md#compaction). */
+  compactionTimeoutMs: number;
   catalog: () => ModelCatalog;
   /** The web search backend, if one is configured. */
   search: () => SearchConfig | undefined;
@@ -342,6 +344,7 @@ export class ConversationSession {
       signal: run.signal,
       control: run.control,
       contextTimeoutMs: this.deps.contextTimeoutMs,
+      compactionTimeoutMs: this.deps.compactionTimeoutMs,
       // A summary run takes no new input; queued messages wait for the next turn.
       queued: plan.action.kind === "summarize" ? [] : this.#queuedForNextRun.splice(0),
     };

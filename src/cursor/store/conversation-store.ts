@@ -388,28 +388,28 @@ export class ConversationStore {
       .map((row) => this.#withImages(this.#stored(row, row.requestId)));
   }
 
-  /** Messages a run moved out of the live branch (a branch or a compaction), oldest first. */
-  supersededBy(runId: string): StoredMessage[] {
+  /** Messages moved out of the live branch by `by` (a branching run, or a compaction), oldest first. */
+  supersededBy(by: string): StoredMessage[] {
     return this.db
       .select()
       .from(messages)
-      .where(eq(messages.supersededByRunId, runId))
+      .where(eq(messages.supersededByRunId, by))
       .orderBy(asc(messages.seq))
       .all()
       .map((row) => this.#withImages(this.#stored(row, null)));
   }
 
-  /** The run of the live summary message, if the history was compacted. */
-  lastSummaryRun(conversationId: string): string | undefined {
+  /** The key of the live summary message, if the history was compacted. */
+  liveSummaryKey(conversationId: string): string | undefined {
     const row = this.db
-      .select({ runId: messages.runId })
+      .select({ key: messages.messageKey })
       .from(messages)
       .where(
         and(eq(messages.conversationId, conversationId), isNull(messages.supersededByRunId), sql`${messages.messageKey} LIKE 'summary:%'`),
       )
       .orderBy(desc(messages.seq))
       .get();
-    return row?.runId ?? undefined;
+    return row?.key ?? undefined;
   }
 
   countSummary(conversationId: string): void {
@@ -433,13 +433,13 @@ export class ConversationStore {
   /**
    * Branches the history before `seq`: that message and everything after it leave
    * the live branch (kept, marked with the run that branched), so the prefix
-   * before it is unchanged.
+   * before it is unchanged. `by`: the run that branched, or the compaction that replaced them.
    */
-  branchBefore(conversationId: string, seq: number, runId: string): void {
+  branchBefore(conversationId: string, seq: number, by: string): void {
     this.#live.delete(conversationId);
     this.db
       .update(messages)
-      .set({ supersededByRunId: runId })
+      .set({ supersededByRunId: by })
       .where(and(eq(messages.conversationId, conversationId), gte(messages.seq, seq), isNull(messages.supersededByRunId)))
       .run();
   }

@@ -14,7 +14,7 @@ import {
 } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../../core/bytes.ts";
 import type { ChatMessage } from "../../provider/types.ts";
-import { toRootMessage } from "./root-messages.ts";
+import { rootMessageBytes, toRootMessage } from "./root-messages.ts";
 
 interface HistoryEntry {
   messageKey: string | null;
@@ -57,7 +57,7 @@ export async function buildCheckpoint(input: CheckpointInput): Promise<BuiltChec
 
   const roots: Uint8Array[] = [];
   for (const entry of input.history) {
-    roots.push(await put(encoder.encode(JSON.stringify(toRootMessage(entry.message, entry.messageKey)))));
+    roots.push(await put(rootMessageBytes(entry.message, entry.messageKey)));
   }
 
   const turns: Uint8Array[] = [];
@@ -90,13 +90,11 @@ export async function buildCheckpoint(input: CheckpointInput): Promise<BuiltChec
     const { text, key, summarized, count } = input.summary;
     const summarizedIds: Uint8Array[] = [];
     for (const entry of summarized) {
-      summarizedIds.push(await put(encoder.encode(JSON.stringify(toRootMessage(entry.message, entry.messageKey)))));
+      summarizedIds.push(await put(rootMessageBytes(entry.message, entry.messageKey)));
     }
     const position = input.history.findIndex((h) => h.messageKey === key);
     const summaryEntry = input.history[position];
-    const summaryMessage = summaryEntry
-      ? await put(encoder.encode(JSON.stringify(toRootMessage(summaryEntry.message, summaryEntry.messageKey))))
-      : new Uint8Array();
+    const summaryMessage = summaryEntry ? await put(rootMessageBytes(summaryEntry.message, summaryEntry.messageKey)) : new Uint8Array();
     const archive = await put(
       toBinary(
         ConversationSummaryArchiveSchema,

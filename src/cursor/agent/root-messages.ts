@@ -26,6 +26,11 @@ interface OwnMessage {
   key?: string;
 }
 
+/** The bytes of a message's root blob; their SHA-256 is its id in a checkpoint (docs/protocol.md#checkpoints). */
+export function rootMessageBytes(message: ChatMessage, key?: string | null): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(toRootMessage(message, key)));
+}
+
 export function toRootMessage(message: ChatMessage, key?: string | null): RootMessage {
   const providerOptions = { byokEdge: key ? { message, key } : { message } };
   switch (message.role) {

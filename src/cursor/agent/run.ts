@@ -1,7 +1,7 @@
 // One run of the agent: prepare the history (recover, branch, append the user's
 // message), then model call → tool round → model call … until the model answers
 // without tools; checkpoints between, turn_ended and the checkpoint tail last.
-import type { AgentServerMessage, ConversationStateStructure, RequestContext, SelectedImage } from "../../proto/gen/agent/v1/agent_pb.ts";
+import type { AgentServerMessage, RequestContext, SelectedImage } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../../proto/frames.ts";
 import { AppError } from "../../core/errors.ts";
 import { type ConversationStore, isAnswer, type NewMessage } from "../store/conversation-store.ts";
@@ -23,7 +23,7 @@ import type { RequestChannel } from "./request-channel.ts";
 import { prepareCheckpoint } from "./checkpoint-sync.ts";
 import { USER_MESSAGE_KEY_PREFIX } from "./checkpoint.ts";
 import { runToolRound } from "./tool-round.ts";
-import { recoverHistory } from "./recovery.ts";
+import { type ClientCopy, followClientCopy } from "./client-copy.ts";
 import { readClientBlob } from "./client-blob.ts";
 import { userImages } from "./user-images.ts";
 import { projectHistory } from "./history-projection.ts";
@@ -61,8 +61,8 @@ export interface RunInput {
   action: RunAction;
   tools: readonly Tool[];
   state: ToolSessionState;
-  /** The client's copy of the conversation, used when this object has none. */
-  clientState?: { state: ConversationStateStructure; prefetched: Map<string, Uint8Array> };
+  /** The client's copy of the conversation: it wins where it can be matched (docs/protocol.md#the-clients-copy). */
+  clientState?: ClientCopy;
   signal: AbortSignal;
   resolveSubagentModel(requested: string | undefined, subagentType: string): string;
   /** The configured web search backend, if any: WebSearch is offered only with one, and not when the context switches it off. */
@@ -398,9 +398,13 @@ async function deliverInjections(deps: RunDeps, input: RunInput): Promise<void> 
 /** Prepares the history for the run's action; returns the run's request context, if the action carries one. */
 async function prepareHistory(deps: RunDeps, input: RunInput): Promise<RequestContext | undefined> {
   const { store } = deps;
-  if (store.history(input.conversationId).length === 0 && input.clientState) {
-    const recovered = await recoverHistory(deps.channel, input.clientState.state, input.clientState.prefetched, input.contextTimeoutMs);
-    store.appendMessages(input.conversationId, input.runId, recovered);
+  if (input.clientState) {
+    await followClientCopy(deps, {
+      conversationId: input.conversationId,
+      runId: input.runId,
+      copy: input.clientState,
+      timeoutMs: input.contextTimeoutMs,
+    });
   }
   const items: NewMessage[] = [];
   if (store.history(input.conversationId).length === 0) {

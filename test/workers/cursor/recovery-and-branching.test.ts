@@ -5,10 +5,10 @@ import { chatText, chatToolCalls, createScenario } from "../../support/fake-prov
 import { create } from "@bufbuild/protobuf";
 import { PreFetchedBlobSchema } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../../../src/core/bytes.ts";
-import { clientMessage, runRequest, startTurn } from "../../support/cursor-client.ts";
+import { appendOk, clientMessage, runRequest, startTurn } from "../../support/cursor-client.ts";
 import { readSuccess } from "../../support/exec-replies.ts";
 import { deferred } from "../../support/deferred.ts";
-import type { ExecServerMessage } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
+import type { ConversationStateStructure, ExecServerMessage } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
 import { messagesPrefix } from "../../support/prefix.ts";
 
 describe("recovery and branching", () => {
@@ -92,6 +92,63 @@ describe("recovery and branching", () => {
     const [, second] = await scenario.requests(2);
     const roles = (JSON.parse(second!.body) as { messages: { role: string }[] }).messages.map((m) => m.role);
     expect(roles).toEqual(["system", "user"]);
+  });
+});
+
+/** A run_request whose client sends `state` as its copy of the conversation. */
+function withClientCopy(opts: Parameters<typeof runRequest>[0], state: ConversationStateStructure) {
+  const message = runRequest(opts);
+  if (message.message.case !== "runRequest") throw new Error("unreachable");
+  message.message.value.conversationState = state;
+  return message;
+}
+
+type Sent = { messages: { role: string; content: string }[] };
+
+describe("the client's copy wins", () => {
+  it("takes a replacing run_request's cropped conversation_state over the longer stored history", async () => {
+    const scenario = await createScenario([chatText(["a1"]), chatText(["a2"]), { steps: [{ hang: true }] }, chatText(["a2, edited"])]);
+    const conversationId = crypto.randomUUID();
+    const first = await startTurn({ conversationId, text: `q1 ${scenario.marker}`, messageId: "q1" });
+    expect(await first.reader.end()).toEqual({});
+    const afterFirst = first.reader.checkpoints().at(-1)!;
+    const second = await startTurn({ conversationId, text: "q2", messageId: "q2" });
+    expect(await second.reader.end()).toEqual({});
+
+    // A third turn is running when the user edits q2: Cursor sends a new run_request on the
+    // same request, with its copy cropped to before q2 and the edit as a new message.
+    const third = await startTurn({ conversationId, text: "q3", messageId: "q3" });
+    await scenario.requests(3);
+    await appendOk(third.requestId, "next", withClientCopy({ conversationId, text: "q2, edited", messageId: "q2-edit" }, afterFirst));
+    expect(await third.reader.end()).toEqual({});
+    expect(third.reader.text()).toBe("a2, edited");
+
+    const requests = await scenario.requests(4);
+    const sent = (JSON.parse(requests[3]!.body) as Sent).messages;
+    expect(sent.map((m) => [m.role, m.content.replace(` ${scenario.marker}`, "")])).toEqual([
+      ["system", expect.any(String)],
+      ["user", "q1"],
+      ["assistant", "a1"],
+      ["user", "q2, edited"],
+    ]);
+    // The client's next copy is the cropped history and the new turn: the replaced messages are gone from it.
+    expect(third.reader.checkpoints().at(-1)!.rootPromptMessagesJson).toHaveLength(5);
+  });
+
+  it("keeps the stored history when the client's copy is not a prefix of it", async () => {
+    const scenario = await createScenario([chatText(["elsewhere"]), chatText(["here"]), chatText(["still here"])]);
+    const other = await startTurn({ conversationId: crypto.randomUUID(), text: `another conversation ${scenario.marker}` });
+    expect(await other.reader.end()).toEqual({});
+    const conversationId = crypto.randomUUID();
+    const own = await startTurn({ conversationId, text: `this conversation ${scenario.marker}` });
+    expect(await own.reader.end()).toEqual({});
+
+    const foreign = other.reader.checkpoints().at(-1)!;
+    const next = await startTurn({ conversationId, text: "", message: withClientCopy({ conversationId, text: "and then?" }, foreign) });
+    expect(await next.reader.end()).toEqual({});
+    const [, , third] = await scenario.requests(3);
+    const contents = (JSON.parse(third!.body) as Sent).messages.map((m) => m.content);
+    expect(contents.slice(1)).toEqual([`this conversation ${scenario.marker}`, "here", "and then?"]);
   });
 });
 

@@ -1,5 +1,7 @@
 // Inactivity timeout for provider calls: a connection that stays open but
 // sends nothing (no headers, or no body bytes) would otherwise hold a run forever.
+// Silence before the first event is a first-response timeout, after it a stall:
+// the two are reported apart (docs/providers.md#what-every-provider-gets).
 import { ProviderError } from "./failure.ts";
 
 /** Reasoning models can think silently for a long while; two minutes of nothing is a dead stream. */
@@ -11,7 +13,7 @@ export interface WatchdogOptions {
 
 /**
  * Yields what `source` yields, failing with a transient ProviderError when the source
- * produces nothing for the stall timeout. Only time spent waiting on the source counts,
+ * produces nothing for the stall timeout (a first-response timeout when it produced nothing yet). Only time spent waiting on the source counts,
  * not time the consumer spends on a value. The source is closed on every exit.
  */
 export async function* withStallWatchdog<T>(source: AsyncIterable<T>, options: WatchdogOptions = {}): AsyncGenerator<T> {
@@ -19,10 +21,12 @@ export async function* withStallWatchdog<T>(source: AsyncIterable<T>, options: W
   const iterator = source[Symbol.asyncIterator]();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let exhausted = false;
+  let started = false;
   try {
     while (true) {
+      const failure = started ? stallError(timeoutMs) : firstResponseError(timeoutMs, "response headers, then no data");
       const stalled = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(stallError(timeoutMs)), timeoutMs);
+        timer = setTimeout(() => reject(failure), timeoutMs);
       });
       const step = await Promise.race([iterator.next(), stalled]);
       if (timer !== undefined) clearTimeout(timer);
@@ -30,6 +34,7 @@ export async function* withStallWatchdog<T>(source: AsyncIterable<T>, options: W
         exhausted = true;
         return;
       }
+      started = true;
       yield step.value;
     }
   } finally {
@@ -50,7 +55,12 @@ function stallError(timeoutMs: number): ProviderError {
 
 /** The provider took the request (or not even the connection) and sent no response headers. */
 export function headersStallError(timeoutMs: number): ProviderError {
-  return new ProviderError("transient", `provider stalled: no response headers for ${seconds(timeoutMs)} s`);
+  return firstResponseError(timeoutMs, "no response headers");
+}
+
+/** Nothing of the answer arrived: the provider may be overloaded or still queueing the request. */
+function firstResponseError(timeoutMs: number, what: string): ProviderError {
+  return new ProviderError("transient", `provider first-response timeout: ${what} for ${seconds(timeoutMs)} s`);
 }
 
 function seconds(ms: number): number {

@@ -80,7 +80,7 @@ describe("provider retries", () => {
     expect(await llmCalls(conversationId)).toHaveLength(4);
   }, 30_000);
 
-  it("ends a turn whose provider accepts the request and never answers with the stall error, each attempt within the model's stall timeout", async () => {
+  it("ends a turn whose provider accepts the request and never answers with a first-response timeout, each attempt within the model's stall timeout", async () => {
     const silent = { silent: true as const };
     const scenario = await createScenario([silent, silent, silent, silent]);
     const conversationId = crypto.randomUUID();
@@ -90,7 +90,7 @@ describe("provider retries", () => {
     const end = await reader.end(12_000); // also checks: exactly one end-stream frame, then the body closed
     expect(Date.now() - started).toBeLessThan(12_000);
     expect(end.error?.code).toBe("unavailable");
-    expect(end.error?.message).toMatch(/stalled: no response headers for 1 s/);
+    expect(end.error?.message).toMatch(/first-response timeout: no response headers for 1 s/);
     expect((await scenario.requests(4)).length).toBe(4);
     expect((await llmCalls(conversationId)).map((c) => c.status)).toEqual(["failed", "failed", "failed", "failed"]);
     expect((await runs(conversationId)).map((r) => r.status)).toEqual(["failed"]);

@@ -149,6 +149,13 @@ describe.each(PROVIDERS)("$model.provider provider stream loop", ({ model, error
     expect(error).toMatchObject({ kind: "transient", message: "provider stream stalled: no data for 0.2 s" });
   });
 
+  it("tells a provider that sends its headers and then nothing apart from one that stalls mid-answer", async () => {
+    const { iterator } = await streamOf([{ steps: [{ gate: "never" }] }], {}, { stallTimeoutMs: 200 });
+    const { events, error } = await collectUntilFailure(iterator);
+    expect(events).toEqual([]);
+    expect(error).toMatchObject({ kind: "transient", message: "provider first-response timeout: response headers, then no data for 0.2 s" });
+  });
+
   it("fills in the HTTP status and time to first byte", async () => {
     const scenario = await createScenario([answer("ok")]);
     const timings: { httpStatus?: number; ttfbMs?: number } = {};

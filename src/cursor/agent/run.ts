@@ -101,10 +101,11 @@ export async function runAgent(deps: RunDeps, input: RunInput): Promise<RunOutco
     const carried = await prepareHistory(deps, input);
     // Without a context of its own the run keeps the conversation's last one (docs/request-context.md).
     const requestContext = await contextInForce(deps.store, input.conversationId, carried);
-    const run = withCodeModeTools(
-      deps,
-      requestContext ? { ...input, requestContext, tools: toolsForContext(input.tools, requestContext) } : input,
-    );
+    const run = withCodeModeTools(deps, {
+      ...input,
+      ...(requestContext && { requestContext }),
+      tools: toolsForContext(input.tools, requestContext),
+    });
     if (run.action.kind === "summarize") await summarize(deps, run, tally);
     else await converse(deps, run, tally, carried);
     ending = { kind: "completed" };

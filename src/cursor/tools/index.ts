@@ -6,6 +6,7 @@ import { TOOL_DEFINITIONS } from "./definitions.ts";
 import { deleteTool } from "./delete.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { mcpAuthTool } from "./mcp-auth.ts";
 import { callMcpToolTool } from "./mcp-call.ts";
 import { fetchMcpResourceTool } from "./mcp-resource.ts";
 import { getMcpToolsTool } from "./mcp-tools.ts";
@@ -43,12 +44,13 @@ export const AGENT_TOOLS: Tool[] = inDefinitionOrder([
   callMcpToolTool,
   getMcpToolsTool,
   fetchMcpResourceTool,
+  mcpAuthTool,
 ]);
 
 /** Tools that only make sense for the agent the user talks to. */
-const LEAD_ONLY = new Set(["AskQuestion", "SwitchMode", "CreatePlan", "Task"]);
+const LEAD_ONLY = new Set(["AskQuestion", "SwitchMode", "CreatePlan", "Task", "McpAuth"]);
 
-/** A subagent's tools: it cannot ask the user, change modes, plan or spawn agents. */
+/** A subagent's tools: it cannot ask the user, change modes, plan, spawn agents or ask for a sign-in. */
 export const SUBAGENT_TOOLS: Tool[] = AGENT_TOOLS.filter((tool) => !LEAD_ONLY.has(tool.name));
 
 /**

@@ -4,9 +4,9 @@
 import { fromJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import type { ExecServerMessage, McpArgs, ToolCall } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
+import type { ExecServerMessage, InteractionQuery, McpArgs, ToolCall } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
 import { createScenario } from "../../support/fake-provider.ts";
-import { startTurn } from "../../support/cursor-client.ts";
+import { clientMessage, runRequest, startTurn } from "../../support/cursor-client.ts";
 import { mcpSuccess } from "../../support/exec-replies.ts";
 import { imagesIn, offeredTools, textResponse, toolCallResponse, toolResultText, WIRES } from "../../support/provider-bodies.ts";
 
@@ -100,5 +100,66 @@ describe("MCP tools across turns", () => {
     expect(await two.reader.end()).toEqual({});
     const [a, b] = await scenario.requests(2);
     expect(JSON.stringify(JSON.parse(b!.body).tools)).toBe(JSON.stringify(JSON.parse(a!.body).tools));
+  });
+});
+
+describe("MCP sign-in", () => {
+  /** A run_request whose inline request context lists MCP tools and says whether the client can sign in to MCP servers. */
+  function withMcpAuth(conversationId: string, text: string, supportsMcpAuth: boolean) {
+    const message = runRequest({ conversationId, text, mcpTools: MCP_TOOLS });
+    if (message.message.case !== "runRequest" || message.message.value.action?.action.case !== "userMessageAction")
+      throw new Error("unreachable");
+    message.message.value.action.action.value.requestContext!.supportsMcpAuth = supportsMcpAuth;
+    return message;
+  }
+
+  it("offers McpAuth only to a client that supports it, and relays the sign-in to the user as an interaction", async () => {
+    const scenario = await createScenario([
+      textResponse("openai-chat", ["no sign-in here"]),
+      toolCallResponse("openai-chat", { id: "call-auth", name: "McpAuth", args: ['{"server":"github"}'] }),
+      textResponse("openai-chat", ["Signed in."]),
+    ]);
+    const without = await startTurn({
+      conversationId: "",
+      text: "",
+      message: withMcpAuth(crypto.randomUUID(), `a ${scenario.marker}`, false),
+    });
+    expect(await without.reader.end()).toEqual({});
+
+    const queries: InteractionQuery[] = [];
+    const conversationId = crypto.randomUUID();
+    const { reader } = await startTurn(
+      { conversationId: "", text: "", message: withMcpAuth(conversationId, `b ${scenario.marker}`, true) },
+      {
+        onInteraction: (query, r) => {
+          queries.push(query);
+          return r.send(
+            clientMessage({
+              message: {
+                case: "interactionResponse",
+                value: { id: query.id, result: { case: "mcpAuthRequestResponse", value: { result: { case: "approved", value: {} } } } },
+              },
+            }),
+          );
+        },
+      },
+    );
+    expect(await reader.end()).toEqual({});
+    expect(reader.text()).toBe("Signed in.");
+
+    const [first, second, third] = await scenario.requests(3);
+    expect(offeredTools("openai-chat", first!.body).map((t) => t.name)).not.toContain("McpAuth");
+    const offered = offeredTools("openai-chat", second!.body).map((t) => t.name);
+    // After the built-in tools it follows, before the context's own MCP tools.
+    expect(offered.slice(-3)).toEqual(["McpAuth", "mcp__docs_server__lookup", "mcp__github__search_issues"]);
+    expect(queries.map((q) => q.query)).toEqual([
+      expect.objectContaining({
+        case: "mcpAuthRequestQuery",
+        value: expect.objectContaining({ args: expect.objectContaining({ serverIdentifier: "github", toolCallId: "call-auth" }) }),
+      }),
+    ]);
+    expect(toolResultText("openai-chat", third!.body, "call-auth")).toBe(
+      "The user signed in to the MCP server github. Call its tools again.",
+    );
   });
 });

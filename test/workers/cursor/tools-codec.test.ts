@@ -653,6 +653,27 @@ describe("interaction tools", () => {
     expect(result.content).toContain("The user declined to switch to plan mode: keep going");
   });
 
+  it("McpAuth asks the user to sign in to the server and tells the model to call its tools again once approved", async () => {
+    const { client, ctx } = setup();
+    client.answer({ case: "mcpAuthRequestResponse", value: { result: { case: "approved", value: {} } } });
+    const result = await run("McpAuth", { server: "linear" }, ctx);
+    expect(client.queries[0]).toMatchObject({
+      case: "mcpAuthRequestQuery",
+      value: { args: { serverIdentifier: "linear", toolCallId: "call-1" } },
+    });
+    expect(result).toMatchObject({ isError: false, content: "The user signed in to the MCP server linear. Call its tools again." });
+    expect(cardOf(result.card, "mcpAuthToolCall").result?.result).toMatchObject({ case: "success", value: { serverIdentifier: "linear" } });
+  });
+
+  it("McpAuth reports a declined sign-in as a tool error with the user's reason and the rejected card", async () => {
+    const { client, ctx } = setup();
+    client.answer({ case: "mcpAuthRequestResponse", value: { result: { case: "rejected", value: { reason: "not now" } } } });
+    const result = await run("McpAuth", { server: "linear" }, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain("The user declined to sign in to the MCP server linear: not now");
+    expect(cardOf(result.card, "mcpAuthToolCall").result?.result).toMatchObject({ case: "rejected", value: { reason: "not now" } });
+  });
+
   it("AskQuestion renders the chosen option labels and free text", async () => {
     const { client, ctx } = setup();
     client.answer({
@@ -744,5 +765,26 @@ describe("MCP tools", () => {
     );
     const result = await run("CallMcpTool", { server: "github", toolName: "whoami" }, ctx);
     expect(result).toMatchObject({ isError: true, content: "bad token" });
+  });
+
+  it("CallMcpTool naming a server or tool the client does not have is a tool error listing what it has", async () => {
+    const noServer = setup();
+    noServer.client.script(
+      reply({
+        case: "mcpResult",
+        value: { result: { case: "serverNotFound", value: { name: "gitlab", availableServers: ["github", "linear"] } } },
+      }),
+    );
+    const server = await run("CallMcpTool", { server: "gitlab", toolName: "whoami" }, noServer.ctx);
+    expect(server).toMatchObject({ isError: true, content: "No MCP server named gitlab. Available servers: github, linear." });
+    const noTool = setup();
+    noTool.client.script(
+      reply({
+        case: "mcpResult",
+        value: { result: { case: "toolNotFound", value: { name: "whoami", availableTools: ["search_issues"] } } },
+      }),
+    );
+    const tool = await run("CallMcpTool", { server: "github", toolName: "whoami" }, noTool.ctx);
+    expect(tool).toMatchObject({ isError: true, content: "Server github has no tool named whoami. Available tools: search_issues." });
   });
 });

@@ -50,9 +50,9 @@ describe("the definitions a run sends", () => {
 });
 
 describe("tool sets", () => {
-  it("gives subagents every agent tool except AskQuestion, SwitchMode, CreatePlan and Task", () => {
+  it("gives subagents every agent tool except AskQuestion, SwitchMode, CreatePlan, Task and McpAuth", () => {
     const removed = AGENT_TOOLS.map((t) => t.name).filter((name) => !SUBAGENT_TOOLS.some((t) => t.name === name));
-    expect(removed).toEqual(["Task", "AskQuestion", "SwitchMode", "CreatePlan"]);
+    expect(removed).toEqual(["Task", "AskQuestion", "SwitchMode", "CreatePlan", "McpAuth"]);
   });
 
   it("gives every tool an empty card and a started card of the same kind", () => {
@@ -75,6 +75,7 @@ describe("tool sets", () => {
       CallMcpTool: { server: "s", toolName: "t" },
       GetMcpTools: {},
       FetchMcpResource: { server: "s", uri: "u" },
+      McpAuth: { server: "s" },
     };
     for (const tool of AGENT_TOOLS) {
       const parsed = tool.parse(JSON.stringify(samples[tool.name]));

@@ -153,7 +153,10 @@ describe.each(PROVIDERS)("$model.provider provider stream loop", ({ model, error
     const { iterator } = await streamOf([{ steps: [{ gate: "never" }] }], {}, { stallTimeoutMs: 200 });
     const { events, error } = await collectUntilFailure(iterator);
     expect(events).toEqual([]);
-    expect(error).toMatchObject({ kind: "transient", message: "provider first-response timeout: response headers, then no data for 0.2 s" });
+    expect(error).toMatchObject({
+      kind: "transient",
+      message: "provider first-response timeout: response headers, then no data for 0.2 s",
+    });
   });
 
   it("fills in the HTTP status and time to first byte", async () => {

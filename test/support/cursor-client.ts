@@ -323,6 +323,11 @@ export class FrameReader {
       .join("");
   }
 
+  /** The call ids of every tool_call_completed, in order: the cards the client closed. */
+  completedCalls(): string[] {
+    return this.updates().flatMap((u) => (u.case === "toolCallCompleted" ? [(u.value as { callId: string }).callId] : []));
+  }
+
   checkpoints(): ConversationStateStructure[] {
     return this.frames.flatMap((f) =>
       f.kind === "message" && f.message.message.case === "conversationCheckpointUpdate" ? [f.message.message.value] : [],

@@ -203,14 +203,16 @@ async function converse(deps: RunDeps, input: RunInput, tally: RunTally, carried
     input.signal.throwIfAborted();
     if (result.finish === "refusal") {
       // Its text stays (the user saw it); none of its tool calls runs, or enters the history.
-      const { toolCalls: _refused, ...said } = result.assistant;
+      const { toolCalls: refused, ...said } = result.assistant;
       if (said.content) deps.store.appendMessages(input.conversationId, input.runId, [{ message: said }]);
+      closeCards(deps, result.modelCallId, refused ?? []);
       throw modelRefused(input.model.name);
     }
     const calls = result.assistant.toolCalls ?? [];
     if (result.finish === "length" && calls.length > 0) {
       // Cut by the output limit inside its tool calls: none runs (docs/protocol.md#truncated-answers).
       deps.store.appendMessages(input.conversationId, input.runId, cutToolCalls(result.assistant, calls));
+      closeCards(deps, result.modelCallId, calls);
       await checkpoint(deps, input, tally);
       continue;
     }
@@ -245,6 +247,11 @@ function cutToolCalls(assistant: Extract<ChatMessage, { role: "assistant" }>, ca
       message: { role: "tool" as const, toolCallId: call.id, name: call.name, content: CUT_TOOL_CALL, isError: true },
     })),
   ];
+}
+
+/** Calls that will not run had their cards streamed: without tool_call_completed the client's card spins forever. */
+function closeCards(deps: RunDeps, modelCallId: string, calls: readonly ToolCallPart[]): void {
+  for (const call of calls) deps.emit(updates.toolCallCompleted(call.id, modelCallId, { toolCallId: call.id }));
 }
 
 type ModelCycle =

@@ -32,7 +32,7 @@ async function refusedTurn(model: string, response: ScriptedResponse) {
     { onExec: (exec) => void execs.push(exec.message.case ?? "") },
   );
   const end = await reader.end();
-  return { end, execs, text: reader.text(), requests: await scenario.requests(1) };
+  return { end, execs, text: reader.text(), completed: reader.completedCalls(), requests: await scenario.requests(1) };
 }
 
 function detailsOf(end: { error?: { details?: { type: string; value: string }[] } }) {
@@ -43,8 +43,10 @@ function detailsOf(end: { error?: { details?: { type: string; value: string }[] 
 
 describe("model refusals", () => {
   it("runs no tool call of an Anthropic answer that refuses after a tool_use, keeps its text, and ends at once as not retryable", async () => {
-    const { end, execs, text, requests } = await refusedTurn("fake-anthropic", anthropicToolThenStops(["refusal"]));
+    const { end, execs, text, completed, requests } = await refusedTurn("fake-anthropic", anthropicToolThenStops(["refusal"]));
     expect(execs).toEqual([]);
+    // The card the client drew while the call streamed is closed, not left spinning.
+    expect(completed).toEqual(["toolu_1"]);
     expect(text).toBe("I will not do that.");
     expect(end.error?.code).toBe("unavailable");
     expect(detailsOf(end)).toMatchObject({ isRetryable: false, shouldShowImmediateError: true, title: "The model refused" });

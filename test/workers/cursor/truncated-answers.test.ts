@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { messageDelta, messageStart, messageStop, sse, textBlock } from "../../fixtures/anthropic/stream.ts";
 import { chatText, chatToolCalls, createScenario } from "../../support/fake-provider.ts";
 import { startTurn } from "../../support/cursor-client.ts";
+import { responsesStream } from "../../fixtures/openai-responses/stream.ts";
+import { toolResultText } from "../../support/provider-bodies.ts";
 
 interface ChatBody {
   messages: { role: string; content: string | null; tool_call_id?: string; tool_calls?: { function: { arguments: string } }[] }[];
@@ -24,6 +26,8 @@ describe("answers cut at the output limit", () => {
     );
     expect(await reader.end()).toEqual({});
     expect(execs).toEqual([]);
+    // The card the client drew while the call streamed is closed, not left spinning.
+    expect(reader.completedCalls()).toEqual(["call_cut"]);
     expect(reader.text()).toBe("I will write it in parts.");
     const [, second] = await scenario.requests(2);
     const messages = (JSON.parse(second!.body) as ChatBody).messages;
@@ -62,6 +66,24 @@ describe("answers cut at the output limit", () => {
     );
     expect(blocks.find((b) => b.type === "tool_use")?.input).toEqual({});
     expect(blocks.find((b) => b.type === "tool_result" && b.tool_use_id === "toolu_cut")?.is_error).toBe(true);
+  });
+
+  it("runs no Responses function call of an answer incomplete for max_output_tokens, and the turn goes on", async () => {
+    const call = { callId: "call_resp_cut", name: "Shell", args: ['{"command":"echo '] };
+    const scenario = await createScenario([
+      responsesStream().created().functionCallAdded(call).functionCallDelta(call, call.args[0]!).incomplete("max_output_tokens").response(),
+      responsesStream().created().message(["In parts, then."]).completed().response(),
+    ]);
+    const execs: string[] = [];
+    const { reader } = await startTurn(
+      { conversationId: crypto.randomUUID(), text: `responses ${scenario.marker}`, model: "fake-responses" },
+      { onExec: (exec) => void execs.push(exec.message.case ?? "") },
+    );
+    expect(await reader.end()).toEqual({});
+    expect(execs).toEqual([]);
+    expect(reader.text()).toBe("In parts, then.");
+    const [, second] = await scenario.requests(2);
+    expect(toolResultText("openai-responses", second!.body, "call_resp_cut")).toContain("cut off at your output limit");
   });
 
   it("ends a turn whose answer was cut before it wrote anything with resource_exhausted, not an empty success", async () => {

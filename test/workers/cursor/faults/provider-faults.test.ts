@@ -79,7 +79,7 @@ describe.concurrent("fault suite: provider", () => {
     30_000,
   );
 
-  it("a provider that sends headers and then nothing (slowloris) ends the turn with the stall error, and the conversation goes on", async () => {
+  it("a provider that sends headers and then nothing (slowloris) ends the turn with a first-response timeout, and the conversation goes on", async () => {
     const turn = await faultedTurn({
       responses: times(ATTEMPTS, HEADERS_THEN_SILENCE),
       attempts: ATTEMPTS,
@@ -87,7 +87,7 @@ describe.concurrent("fault suite: provider", () => {
       tag: "slowloris",
     });
     expect(turn.end.error?.code).toBe("unavailable");
-    expect(turn.end.error?.message).toMatch(/stalled: no data for 1 s/);
+    expect(turn.end.error?.message).toMatch(/first-response timeout: response headers, then no data for 1 s/);
     await checkAfterFault({ ...turn, ended: [turn.reader], history: [`user: ${turn.text}`], nextAnswer: NEXT });
   }, 30_000);
 

@@ -13,6 +13,7 @@ import m0010 from './0010_code_mode.sql';
 import m0011 from './0011_run_team.sql';
 import m0012 from './0012_value_parts.sql';
 import m0013 from './0013_usage_estimated.sql';
+import m0014 from './0014_checkpoint_roots.sql';
 
   export default {
     journal,
@@ -30,7 +31,8 @@ m0009,
 m0010,
 m0011,
 m0012,
-m0013
+m0013,
+m0014
     }
   }
   

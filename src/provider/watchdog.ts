@@ -24,9 +24,9 @@ export async function* withStallWatchdog<T>(source: AsyncIterable<T>, options: W
   let started = false;
   try {
     while (true) {
-      const failure = started ? stallError(timeoutMs) : firstResponseError(timeoutMs, "response headers, then no data");
       const stalled = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(failure), timeoutMs);
+        const failure = () => (started ? stallError(timeoutMs) : firstResponseError(timeoutMs, "response headers, then no data"));
+        timer = setTimeout(() => reject(failure()), timeoutMs);
       });
       const step = await Promise.race([iterator.next(), stalled]);
       if (timer !== undefined) clearTimeout(timer);

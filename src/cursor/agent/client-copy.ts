@@ -26,22 +26,26 @@ export async function followClientCopy(
     store.appendMessages(input.conversationId, input.runId, recovered);
     return;
   }
-  const cut = await croppedAt(live, input.copy.state.rootPromptMessagesJson);
+  const sent = store.conversation(input.conversationId)?.checkpointRoots ?? 0;
+  const cut = await croppedAt(live, input.copy.state.rootPromptMessagesJson, sent);
   // Kept off the live branch, as an edit's branch is (docs/protocol.md#run-request).
   if (cut !== undefined) store.branchBefore(input.conversationId, cut.seq, input.runId);
 }
 
 /**
- * The first stored message the client's copy no longer holds, when that copy is a
- * shorter prefix of the stored history. A copy that differs otherwise (written by
- * another backend, or by another version of ours) leaves the history as it is.
+ * The first stored message the client's copy no longer holds, when the user cropped it: a prefix
+ * of the stored history shorter than the last checkpoint sent (`sent` roots). A copy as long as
+ * that checkpoint is in step, whatever was stored after it (a failed or refused turn, the results
+ * a resumed round already has); a copy that differs otherwise (written by another backend, or by
+ * another version of ours) leaves the history as it is too.
  */
-async function croppedAt(live: readonly StoredMessage[], roots: readonly Uint8Array[]): Promise<StoredMessage | undefined> {
-  if (roots.length === 0 || roots.length >= live.length) return undefined;
+async function croppedAt(live: readonly StoredMessage[], roots: readonly Uint8Array[], sent: number): Promise<StoredMessage | undefined> {
+  if (roots.length === 0 || roots.length >= sent || roots.length >= live.length) return undefined;
   for (const [i, root] of roots.entries()) {
     const entry = live[i]!;
     const id = new Uint8Array(await crypto.subtle.digest("SHA-256", rootMessageBytes(entry.message, entry.messageKey)));
     if (toHex(id) !== toHex(root)) return undefined;
   }
-  return live[roots.length];
+  // Never between calls and their results: results the client's copy ends before are kept.
+  return live.slice(roots.length).find((entry) => entry.message.role !== "tool");
 }

@@ -17,7 +17,7 @@ export interface Fallback {
  * Keeps the newest messages within half of what fits (and at most half of what there is, so
  * something is always dropped), starting where a turn starts, else where an answer starts:
  * never at a tool result whose call would be gone. The newest answer and its results stay even
- * past that.
+ * past that, and so does the newest user message, the task of the turn.
  * `messages`: the history without the system prompt, summaries and request contexts.
  */
 export function fallbackSummary(messages: readonly StoredMessage[], model: ModelConfig, reason: string): Fallback | undefined {
@@ -32,11 +32,14 @@ export function fallbackSummary(messages: readonly StoredMessage[], model: Model
   const turn = messages.findIndex((m, i) => i >= start && m.message.role === "user");
   if (turn >= 0) start = turn;
   while (start < messages.length && messages[start]!.message.role === "tool") start++;
-  if (start === 0) return undefined; // nothing would be dropped
-  const kept = messages.slice(start);
+  // Mid-turn (a long tool loop), the user's message stays too: the model must still know its task.
+  const query = messages.findLastIndex((m) => m.message.role === "user");
+  const kept = query >= 0 && query < start ? [messages[query]!, ...messages.slice(start)] : messages.slice(start);
+  const dropped = messages.length - kept.length;
+  if (dropped === 0) return undefined;
   return {
     note:
-      `The ${start} oldest messages of this conversation were dropped without a summary, because ${reason}. ` +
+      `The ${dropped} oldest messages of this conversation were dropped without a summary, because ${reason}. ` +
       `The ${kept.length} newest messages follow as they were.`,
     kept,
   };

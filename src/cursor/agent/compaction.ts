@@ -22,6 +22,7 @@ import { fallbackSummary } from "./compaction-fallback.ts";
 export const SUMMARY_KEY_PREFIX = "summary:";
 const SUMMARY_OPEN = "<conversation_summary>\n";
 const SUMMARY_CLOSE = "\n</conversation_summary>";
+const SUMMARY_CUT_NOTE = "(This summary was cut off at the model's output limit.)";
 
 export interface CompactionDeps {
   store: ConversationStore;
@@ -85,22 +86,26 @@ export async function compactHistory(deps: CompactionDeps, input: CompactionInpu
     );
     const fallback = fallbackSummary(older, input.model, written.reason);
     if (!fallback) throw new AppError("unavailable", `the conversation could not be summarized: ${written.reason}`);
-    text = fallback.note;
+    // An earlier summary is not dropped with the oldest messages: it stands before the note.
+    const earlier = history.findLast((m) => m.messageKey?.startsWith(SUMMARY_KEY_PREFIX));
+    text = earlier ? `${summaryText(earlier.message)}\n\n${fallback.note}` : fallback.note;
     rest.push(...fallback.kept.map(copyOf));
   }
   // Each compaction moves messages out under an id of its own: a run may compact more than once.
   const compactionId = `${input.runId}/${(store.conversation(input.conversationId)?.summaryCount ?? 0) + 1}`;
-  store.branchBefore(input.conversationId, firstNonSystem.seq, compactionId);
-  store.appendMessages(input.conversationId, input.runId, [
+  const compacted: NewMessage[] = [
     { message: { role: "user", content: `${SUMMARY_OPEN}${text}${SUMMARY_CLOSE}` }, messageKey: `${SUMMARY_KEY_PREFIX}${compactionId}` },
     ...(context ? [copyOf(context)] : []),
     ...rest,
-  ]);
+  ];
+  // Measured before the history changes: a compaction that cannot make it fit leaves it as it was.
+  const estimatedTokens = estimateTokens(projectHistory([...system, ...compacted].map((m) => m.message)), input.tools);
+  if (exceedsWindow(input.model, estimatedTokens)) throw inputDoesNotFit(input.model, estimatedTokens);
+  store.branchBefore(input.conversationId, firstNonSystem.seq, compactionId);
+  store.appendMessages(input.conversationId, input.runId, compacted);
   store.countSummary(input.conversationId);
   deps.emit(updates.summary(text));
   deps.emit(updates.summaryCompleted());
-  const estimatedTokens = estimateTokens(projectHistory(store.history(input.conversationId).map((m) => m.message)), input.tools);
-  if (exceedsWindow(input.model, estimatedTokens)) throw inputDoesNotFit(input.model, estimatedTokens);
   return { usage: written.usage, estimatedTokens };
 }
 
@@ -119,8 +124,11 @@ async function writeSummary(deps: CompactionDeps, input: CompactionInput, messag
       signal: AbortSignal.any([input.signal, deadline.signal]),
     });
     const text = result.assistant.content.trim();
-    if (text) return { kind: "summary", text, usage: result.usage };
-    return { kind: "fallback", reason: "the model wrote an empty summary", usage: result.usage };
+    // A refusal is no summary: it would replace the whole conversation with the refusal's text.
+    if (result.finish === "refusal") return { kind: "fallback", reason: "the model refused to summarize it", usage: result.usage };
+    if (!text) return { kind: "fallback", reason: "the model wrote an empty summary", usage: result.usage };
+    const cut = result.finish === "length" ? `\n\n${SUMMARY_CUT_NOTE}` : "";
+    return { kind: "summary", text: `${text}${cut}`, usage: result.usage };
   } catch (error) {
     input.runSignal.throwIfAborted();
     const fallback = (reason: string): Written => ({ kind: "fallback", reason, usage: emptyUsage() });

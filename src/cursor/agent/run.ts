@@ -330,6 +330,7 @@ async function checkpoint(deps: RunDeps, input: RunInput, tally: RunTally, pendi
   const message = await prepareFor(deps, input, tally, pending);
   input.signal.throwIfAborted();
   deps.emit(message);
+  noteCheckpoint(deps, input, message);
 }
 
 /**
@@ -342,6 +343,13 @@ async function finishTurn(deps: RunDeps, input: RunInput, tally: RunTally): Prom
   // Emitted without an await in between, so a cancel cannot split the tail.
   deps.emit(updates.turnEnded(tally.usage));
   for (let i = 0; i < 3; i++) deps.emit(final);
+  noteCheckpoint(deps, input, final);
+}
+
+/** What the client now holds, so a copy it later sends shorter is known to be cropped (docs/protocol.md#the-clients-copy). */
+function noteCheckpoint(deps: RunDeps, input: RunInput, message: AgentServerMessage): void {
+  if (message.message.case !== "conversationCheckpointUpdate") return;
+  deps.store.noteCheckpoint(input.conversationId, message.message.value.rootPromptMessagesJson.length);
 }
 
 /** Runs a tool round; an injection interrupts it (unfinished calls get a synthetic result). */

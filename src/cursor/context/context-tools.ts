@@ -2,7 +2,7 @@
 // switched off (web search, web fetch, lints) is left out, one it must switch on
 // (MCP sign-in) is offered only then, and the workspace's
 // custom subagents become Task subagent types, and its MCP servers' tools are offered. Without a context, or with
-// nothing to change, the set stays as it is (byte-stable definitions).
+// nothing to change, the set stays as it is but for the opt-in tools (byte-stable definitions).
 import type { RequestContext } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { mcpDynamicTools } from "../tools/mcp-dynamic.ts";
 import { taskToolFor } from "../tools/task.ts";

@@ -412,6 +412,11 @@ export class ConversationStore {
     return row?.key ?? undefined;
   }
 
+  /** The client holds a checkpoint of `roots` root messages: the longest copy of ours it may send back. */
+  noteCheckpoint(conversationId: string, roots: number): void {
+    this.db.update(conversations).set({ checkpointRoots: roots }).where(eq(conversations.conversationId, conversationId)).run();
+  }
+
   countSummary(conversationId: string): void {
     this.db
       .update(conversations)

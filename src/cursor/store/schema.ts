@@ -18,6 +18,11 @@ export const conversations = sqliteTable("conversations", {
   lastModel: text("last_model"),
   /** How many times the history was replaced by a summary (self_summary_count). */
   summaryCount: integer("summary_count").notNull().default(0),
+  /**
+   * How many root messages the last checkpoint sent to the client held: a client copy shorter than
+   * that was cropped by the user (docs/protocol.md#the-clients-copy). Null: none sent yet.
+   */
+  checkpointRoots: integer("checkpoint_roots"),
   createdAtMs: integer("created_at_ms").notNull(),
 });
 

@@ -1,5 +1,6 @@
 // The fallback of a compaction whose summary cannot be had: the newest messages kept
-// within half of what fits, never starting at a tool result (docs/protocol.md#compaction).
+// within half of what fits, never starting at a tool result, the turn's user message always
+// kept (docs/protocol.md#compaction).
 import { describe, expect, it } from "vitest";
 import { fallbackSummary } from "../../../src/cursor/agent/compaction-fallback.ts";
 import type { StoredMessage } from "../../../src/cursor/store/conversation-store.ts";
@@ -41,20 +42,31 @@ describe("fallbackSummary", () => {
       { role: "assistant", content: "", toolCalls: [{ id: "b", name: "Read", arguments: "{}" }] },
       { role: "tool", toolCallId: "b", name: "Read", content: text(3_000) },
     ]);
-    // Half of the 10,000 tokens there are would reach back into the first result: the kept part starts after it.
-    expect(fallbackSummary(history, model, "reason")!.kept.map((m) => m.seq)).toEqual([3, 4]);
+    // Half of the 10,000 tokens there are would reach back into the first result: the kept part
+    // starts after it, behind the user's message that set the task.
+    const fallback = fallbackSummary(history, model, "reason")!;
+    expect(fallback.kept.map((m) => m.seq)).toEqual([0, 3, 4]);
+    expect(fallback.note).toContain("The 2 oldest messages");
   });
 
   it("keeps the newest answer and its results even when they alone are past the budget", () => {
     const history = stored([
+      { role: "user", content: "before" },
+      { role: "assistant", content: "an earlier answer" },
       { role: "user", content: "go" },
       { role: "assistant", content: "", toolCalls: [{ id: "a", name: "Read", arguments: "{}" }] },
       { role: "tool", toolCallId: "a", name: "Read", content: text(20_000) },
     ]);
-    expect(fallbackSummary(history, model, "reason")!.kept.map((m) => m.seq)).toEqual([1, 2]);
+    expect(fallbackSummary(history, model, "reason")!.kept.map((m) => m.seq)).toEqual([2, 3, 4]);
   });
 
   it("offers no fallback when nothing would be dropped", () => {
     expect(fallbackSummary(stored([{ role: "user", content: "only this" }]), model, "reason")).toBeUndefined();
+    const oneTurn = stored([
+      { role: "user", content: "go" },
+      { role: "assistant", content: "", toolCalls: [{ id: "a", name: "Read", arguments: "{}" }] },
+      { role: "tool", toolCallId: "a", name: "Read", content: text(20_000) },
+    ]);
+    expect(fallbackSummary(oneTurn, model, "reason")).toBeUndefined();
   });
 });

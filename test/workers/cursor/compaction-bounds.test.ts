@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ConversationSummaryArchiveSchema, ConversationSummarySchema } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../../../src/core/bytes.ts";
-import { chatText, chatToolCalls, createScenario, httpError } from "../../support/fake-provider.ts";
+import { chatChunk, chatText, chatToolCalls, createScenario, httpError } from "../../support/fake-provider.ts";
 import { type FrameReader, startTurn, userMessageAction } from "../../support/cursor-client.ts";
 import { readSuccess } from "../../support/exec-replies.ts";
 
@@ -49,6 +49,23 @@ describe("compaction within bounds", () => {
     expect(after[1]!.content).toBe(`<conversation_summary>\n${note}\n</conversation_summary>`);
     expect(after[2]!.content.startsWith("second ")).toBe(true);
     expect(two.reader.checkpoints().at(-1)!.selfSummaryCount).toBe(1);
+  });
+
+  it("takes a summary call the model refuses as no summary: the oldest messages are dropped instead", async () => {
+    const refusal = {
+      steps: [
+        chatChunk("refused", { role: "assistant", content: null }),
+        chatChunk("refused", { refusal: "I can't summarize that." }),
+        chatChunk("refused", {}, "stop"),
+        { data: "[DONE]" },
+      ],
+    };
+    const { scenario, two } = await overflowingSecondTurn(refusal, [chatText(["answer after the fallback"])]);
+    expect(await two.reader.end()).toEqual({});
+    const [note] = summaries(two.reader);
+    expect(note).toContain("because the model refused to summarize it");
+    const after = parse((await scenario.requests(3))[2]!.body).messages;
+    expect(after.map((m) => m.content).join("\n")).not.toContain("I can't summarize that.");
   });
 
   it("gives way to the user's new message, which lands right after the summary", async () => {

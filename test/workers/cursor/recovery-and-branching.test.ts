@@ -1,11 +1,11 @@
 // A conversation the server has lost continues from the client's own copy, and
 // an edited earlier message branches the history before it.
 import { describe, expect, it } from "vitest";
-import { chatText, chatToolCalls, createScenario } from "../../support/fake-provider.ts";
+import { chatText, chatToolCalls, createScenario, httpError } from "../../support/fake-provider.ts";
 import { create } from "@bufbuild/protobuf";
 import { PreFetchedBlobSchema } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
 import { toHex } from "../../../src/core/bytes.ts";
-import { appendOk, clientMessage, runRequest, startTurn } from "../../support/cursor-client.ts";
+import { appendOk, clientMessage, runRequest, startTurn, updateCase } from "../../support/cursor-client.ts";
 import { readSuccess } from "../../support/exec-replies.ts";
 import { deferred } from "../../support/deferred.ts";
 import type { ConversationStateStructure, ExecServerMessage } from "../../../src/proto/gen/agent/v1/agent_pb.ts";
@@ -135,20 +135,40 @@ describe("the client's copy wins", () => {
     expect(third.reader.checkpoints().at(-1)!.rootPromptMessagesJson).toHaveLength(5);
   });
 
-  it("keeps the stored history when the client's copy is not a prefix of it", async () => {
-    const scenario = await createScenario([chatText(["elsewhere"]), chatText(["here"]), chatText(["still here"])]);
+  it("keeps the stored history when the client's shorter copy is not a prefix of it", async () => {
+    const scenario = await createScenario([chatText(["elsewhere"]), chatText(["here"]), chatText(["and here"]), chatText(["still here"])]);
     const other = await startTurn({ conversationId: crypto.randomUUID(), text: `another conversation ${scenario.marker}` });
     expect(await other.reader.end()).toEqual({});
     const conversationId = crypto.randomUUID();
-    const own = await startTurn({ conversationId, text: `this conversation ${scenario.marker}` });
-    expect(await own.reader.end()).toEqual({});
+    for (const text of [`this conversation ${scenario.marker}`, "more"]) {
+      const { reader } = await startTurn({ conversationId, text });
+      expect(await reader.end()).toEqual({});
+    }
 
+    // Three roots of another conversation, against five stored: same length as a crop, other messages.
     const foreign = other.reader.checkpoints().at(-1)!;
     const next = await startTurn({ conversationId, text: "", message: withClientCopy({ conversationId, text: "and then?" }, foreign) });
     expect(await next.reader.end()).toEqual({});
+    const [, , , fourth] = await scenario.requests(4);
+    const contents = (JSON.parse(fourth!.body) as Sent).messages.map((m) => m.content);
+    expect(contents.slice(1)).toEqual([`this conversation ${scenario.marker}`, "here", "more", "and here", "and then?"]);
+  });
+
+  it("keeps a failed turn's message when the client's copy is its last checkpoint, from before that turn", async () => {
+    const scenario = await createScenario([chatText(["a1"]), httpError(400, "not this time"), chatText(["a3"])]);
+    const conversationId = crypto.randomUUID();
+    const first = await startTurn({ conversationId, text: `q1 ${scenario.marker}` });
+    expect(await first.reader.end()).toEqual({});
+    const failed = await startTurn({ conversationId, text: "q2" });
+    expect((await failed.reader.end()).error?.code).toBe("unavailable");
+
+    // A failed turn sends no checkpoint: the client's copy is still the first turn's, and in step.
+    const copy = first.reader.checkpoints().at(-1)!;
+    const next = await startTurn({ conversationId, text: "", message: withClientCopy({ conversationId, text: "q3" }, copy) });
+    expect(await next.reader.end()).toEqual({});
     const [, , third] = await scenario.requests(3);
     const contents = (JSON.parse(third!.body) as Sent).messages.map((m) => m.content);
-    expect(contents.slice(1)).toEqual([`this conversation ${scenario.marker}`, "here", "and then?"]);
+    expect(contents.slice(1)).toEqual([`q1 ${scenario.marker}`, "a1", "q2", "q3"]);
   });
 });
 
@@ -210,5 +230,57 @@ describe("resume", () => {
     const last = (JSON.parse(requests[1]!.body) as { messages: { role: string; content: string }[] }).messages.at(-1)!;
     expect(last.role).toBe("tool");
     expect(last.content).toContain("late content");
+  });
+  it("runs again only the calls without a result when the client resumes from its staged checkpoint", async () => {
+    const scenario = await createScenario([
+      chatToolCalls([
+        { id: "read-done", name: "Read", args: ['{"path":"/done"}'] },
+        { id: "read-open", name: "Read", args: ['{"path":"/open"}'] },
+      ]),
+      chatText(["both read"]),
+    ]);
+    const conversationId = crypto.randomUUID();
+    const secondExec = deferred<void>();
+    const first = await startTurn(
+      { conversationId, text: `two reads ${scenario.marker}` },
+      {
+        onExec: (e, r) => {
+          const path = (e.message.value as { path: string }).path;
+          if (path === "/done") return r.send(readSuccess(e, "done content"));
+          secondExec.resolve();
+        },
+      },
+    );
+    await secondExec.promise;
+    // Cancelled once the first result is stored: the staged checkpoint the client holds has neither.
+    await first.reader.until((f) => updateCase(f) === "toolCallCompleted", "the first result");
+    await first.reader.send(
+      clientMessage({ message: { case: "conversationAction", value: { action: { case: "cancelAction", value: {} } } } }),
+    );
+    expect((await first.reader.end()).error?.code).toBe("canceled");
+
+    const resume = clientMessage({
+      message: {
+        case: "runRequest",
+        value: {
+          conversationId,
+          requestedModel: { modelId: "fake-model" },
+          conversationState: first.reader.checkpoints().at(-1)!,
+          action: { action: { case: "resumeAction", value: {} } },
+        },
+      },
+    });
+    const paths: string[] = [];
+    const second = await startTurn(
+      { conversationId: "", text: "", message: resume },
+      {
+        onExec: (e, r) => {
+          paths.push((e.message.value as { path: string }).path);
+          return r.send(readSuccess(e, "open content"));
+        },
+      },
+    );
+    expect(await second.reader.end()).toEqual({});
+    expect(paths).toEqual(["/open"]);
   });
 });

@@ -4,6 +4,7 @@
 // Durable Objects, found through per-principal routers.
 import { type Context, Hono } from "hono";
 import { adminApi } from "./hosting/admin/api.ts";
+import { signOnRoutes } from "./hosting/sso/routes.ts";
 import { authenticate, type RunnerPrincipal, requireRunner } from "./hosting/auth/principal.ts";
 import { UNARY_ROUTES } from "./cursor/routes/unary-routes.ts";
 import { modelCatalogFor } from "./hosting/config/principal-models.ts";
@@ -42,6 +43,8 @@ app.use("*", async function reportSettings(c, next) {
 
 // The admin API answers in its own JSON error shape and authenticates itself (docs/hosting.md#admin-api).
 app.route("/", adminApi);
+// Single sign-on's browser routes under /auth (docs/hosting.md#single-sign-on).
+app.route("/", signOnRoutes);
 
 // Every Cursor call: a principal that runs turns (the operator does not).
 app.use("*", async function requirePrincipal(c, next) {

@@ -7,11 +7,21 @@ import { base64Encode } from "@bufbuild/protobuf/wire";
 import type { TestProject } from "vitest/node";
 import { startFakeProviderServer } from "./support/fake-provider-server.ts";
 import { startFakeSearchServer } from "./support/fake-search-server.ts";
+import { startIdpStandIn } from "./support/idp-stand-in.ts";
+import { startOidcIdp } from "./support/oidc-idp.ts";
+
+/** The origin of the worker's requests in tests (test/support/cursor-client.ts BASE): the IdP redirects back to it. */
+const TEST_ORIGIN = "http://byok.test";
 
 declare module "vitest" {
   export interface ProvidedContext {
     fakeProviderPort: number;
     fakeSearchPort: number;
+    /** The real OIDC provider (oidc-provider) and the hand-made one, with Access's certs and signing key (JSON JWK). */
+    oidcIssuer: string;
+    standInIssuer: string;
+    accessCertsUrl: string;
+    accessPrivateJwk: string;
     /** base64 FileDescriptorSet of ../shared/reference/*.proto, or "" when absent. */
     referenceDescriptorSet: string;
   }
@@ -20,11 +30,17 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const server = await startFakeProviderServer();
   const search = await startFakeSearchServer();
+  const idp = await startOidcIdp([`${TEST_ORIGIN}/auth/oidc/callback`]);
+  const standIn = await startIdpStandIn();
+  project.provide("oidcIssuer", idp.issuer);
+  project.provide("standInIssuer", standIn.issuer);
+  project.provide("accessCertsUrl", standIn.accessCertsUrl);
+  project.provide("accessPrivateJwk", JSON.stringify(standIn.accessPrivateJwk));
   project.provide("fakeProviderPort", server.port);
   project.provide("fakeSearchPort", search.port);
   project.provide("referenceDescriptorSet", buildReferenceDescriptors());
   return async () => {
-    await Promise.all([server.close(), search.close()]);
+    await Promise.all([server.close(), search.close(), idp.close(), standIn.close()]);
   };
 }
 

@@ -54,3 +54,8 @@ export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
   }
   return whole;
 }
+
+/** SHA-256 of a text's UTF-8, lowercase hex: how a secret is looked up without being stored. */
+export async function sha256Hex(text: string): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
+}

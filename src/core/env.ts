@@ -25,6 +25,16 @@ interface Secrets {
   BYOK_CONTEXT_TIMEOUT_MS?: string;
   /** How long a compaction's summary call may take before the oldest messages are dropped instead (default 120 s). */
   BYOK_COMPACTION_TIMEOUT_MS?: string;
+  /** Cloudflare Access in front of the deployment: the team's domain (acme.cloudflareaccess.com) and the application's audience tag(s) (docs/hosting.md#cloudflare-access). */
+  ACCESS_TEAM_DOMAIN?: string;
+  ACCESS_AUD?: string;
+  /** Where Access's signing keys are, when not at https://<ACCESS_TEAM_DOMAIN>/cdn-cgi/access/certs (tests, self-hosted setups). */
+  ACCESS_CERTS_URL?: string;
+  /** OIDC sign-in (docs/hosting.md#oidc): the issuer URL, the client registered there and, optionally, the button's name. */
+  OIDC_ISSUER?: string;
+  OIDC_CLIENT_ID?: string;
+  OIDC_CLIENT_SECRET?: string;
+  OIDC_PROVIDER_NAME?: string;
   /** A cell host's `/cell` URL: cells run there, where a runaway one can be stopped (docs/code-mode.md#cell-host). */
   CODE_MODE_CELL_HOST?: string;
 }

@@ -193,7 +193,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Rename a team or change its budget or code-mode CPU per cell (operator, the team's admins) */
+    /** Rename a team, change its budget, code-mode CPU per cell, or sign-on settings: email domains, default role, token lifetime (operator, the team's admins) */
     patch: {
       parameters: {
         query?: never;
@@ -1959,6 +1959,7 @@ export interface paths {
             | "team.rename"
             | "team.budget"
             | "team.cell_cpu"
+            | "team.sso"
             | "user.add"
             | "user.role"
             | "user.limits"
@@ -1975,7 +1976,10 @@ export interface paths {
             | "model.disable"
             | "model.delete"
             | "keys.rewrap"
-            | "keys.rotate";
+            | "keys.rotate"
+            | "sso.sign_in"
+            | "sso.sign_out"
+            | "connector.login";
           /** @description Entries at or after this time (ISO-8601) */
           since?: string;
           /** @description Entries before this time (ISO-8601) */
@@ -2037,6 +2041,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/session/logout": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End this browser's sign-in session (a call with a bearer token ends nothing and clears the cookie) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Signed out; the session cookie is cleared */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid_argument: the request does not match its schema */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description unauthenticated: no valid bearer token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2059,7 +2115,7 @@ export interface components {
        * @enum {string}
        */
       principal: "operator" | "user" | "local";
-      /** @description The user token of this call; null for the operator and local */
+      /** @description The user token of this call; null for the operator, local and a signed-in session */
       token: {
         id: string;
         name: string;
@@ -2069,6 +2125,22 @@ export interface components {
          */
         expires_at: string | null;
       } | null;
+      /**
+       * @description How a user's call proved who it is: a bearer token, the dashboard's sign-in session cookie, or Cloudflare Access
+       * @enum {string|null}
+       */
+      signed_in_via: "token" | "session" | "access" | null;
+      /** @description The sign-in session of this call (signed_in_via session); it ends at POST /api/v1/session/logout */
+      session: {
+        id: string;
+        /**
+         * Format: date-time
+         * @example 2026-05-01T12:00:00.000Z
+         */
+        expires_at: string | null;
+      } | null;
+      /** @description The team's cap on a token's lifetime in days; null: none */
+      team_max_token_days: number | null;
     };
     Error: {
       error: {
@@ -2097,6 +2169,13 @@ export interface components {
       name: string;
       monthly_token_budget: number | null;
       code_mode_cpu_ms: number | null;
+      sso_domains: string[];
+      /**
+       * @description The role of a person created by their first sign-in
+       * @enum {string}
+       */
+      sso_default_role: "admin" | "member";
+      max_token_days: number | null;
       /**
        * Format: date-time
        * @example 2026-05-01T12:00:00.000Z
@@ -2136,6 +2215,23 @@ export interface components {
        * @example 60000
        */
       code_mode_cpu_ms?: number | null;
+      /**
+       * @description Email domains whose verified people sign in to this team through single sign-on
+       * @example [
+       *       "acme.com"
+       *     ]
+       */
+      sso_domains?: string[];
+      /**
+       * @description The role of a person created by their first sign-in
+       * @enum {string}
+       */
+      sso_default_role?: "admin" | "member";
+      /**
+       * @description The longest lifetime, in days, of a token the team's users issue themselves; null: no cap
+       * @example 90
+       */
+      max_token_days?: number | null;
     };
     User: {
       id: string;
@@ -2199,7 +2295,7 @@ export interface components {
       name: string;
       /**
        * Format: date-time
-       * @description When the token stops working (ISO-8601); absent or null: never
+       * @description When the token stops working (ISO-8601); absent or null: never, or the end of the team's max_token_days when it has one
        */
       expires_at?: string | null;
     };

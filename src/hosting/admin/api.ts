@@ -15,6 +15,7 @@ import { credentialRoutes } from "./credential-routes.ts";
 import { meRoutes } from "./me-routes.ts";
 import { rewrapRoutes } from "./rewrap-routes.ts";
 import { rotateRoutes } from "./rotate-routes.ts";
+import { sessionRoutes } from "./session-routes.ts";
 import { runRoutes } from "./run-routes.ts";
 import { modelTestRoutes } from "./model-test.ts";
 import { modelRoutes } from "./model-routes.ts";
@@ -39,6 +40,7 @@ const RESOURCES = [
   rewrapRoutes,
   rotateRoutes,
   auditRoutes,
+  sessionRoutes,
 ];
 
 const BODY_MAX_BYTES = 64 * 1024;
@@ -65,7 +67,7 @@ adminApi.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
 adminApi.get("/openapi.json", (c) => c.json(openApiDocument()));
 
 adminApi.use("/v1/*", async (c, next) => {
-  c.set("principal", await authenticate(c.req.raw, c.env, c.executionCtx));
+  c.set("principal", await authenticate(c.req.raw, c.env, c.executionCtx, { signOn: true }));
   await next();
 });
 

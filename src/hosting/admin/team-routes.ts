@@ -1,9 +1,11 @@
 // Teams: the operator creates them; the operator and a team's admins change them;
 // GET lists every team for the operator and the caller's own team for anyone else.
-// Each write is recorded in the audit log (team.create, team.rename, team.budget, team.cell_cpu).
+// Each write is recorded in the audit log (team.create, team.rename, team.budget, team.cell_cpu,
+// team.sso for its sign-on settings: domains, default role, token lifetime).
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError } from "../../core/errors.ts";
-import { d1 } from "../store/db.ts";
+import { type D1Db, d1 } from "../store/db.ts";
+import { domainsOfTeam, domainsOfTeams, domainTakenElsewhere, replaceDomains } from "../store/sign-on-rows.ts";
 import { LOCAL_TEAM_NAME } from "../store/local-account.ts";
 import { forgetCachedLimits } from "../limits/limits-cache.ts";
 import { allTeams, createTeam, type TeamPatch, type TeamRow, teamById, updateTeam } from "../store/team-rows.ts";
@@ -25,12 +27,32 @@ const CellCpu = z.int().min(1_000).max(300_000).nullable().openapi({
   example: 60_000,
 });
 
+/** A DNS name of at least two labels, lower-cased: what follows the @ of an email. */
+const Domain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253)
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain such as acme.com");
+const SsoDomains = z
+  .array(Domain)
+  .max(50)
+  .openapi({ description: "Email domains whose verified people sign in to this team through single sign-on", example: ["acme.com"] });
+const SsoDefaultRole = z.enum(["admin", "member"]).openapi({ description: "The role of a person created by their first sign-in" });
+const MaxTokenDays = z.int().min(1).max(3650).nullable().openapi({
+  description: "The longest lifetime, in days, of a token the team's users issue themselves; null: no cap",
+  example: 90,
+});
+
 const TeamSchema = z
   .object({
     id: z.string(),
     name: z.string(),
     monthly_token_budget: z.int().nullable(),
     code_mode_cpu_ms: z.int().nullable(),
+    sso_domains: z.array(z.string()),
+    sso_default_role: SsoDefaultRole,
+    max_token_days: z.int().nullable(),
     created_at: Timestamp,
   })
   .openapi("Team");
@@ -39,7 +61,14 @@ const CreateTeam = z
   .strictObject({ name: Name, monthly_token_budget: Budget.optional(), code_mode_cpu_ms: CellCpu.optional() })
   .openapi("CreateTeam");
 const PatchTeam = z
-  .strictObject({ name: Name.optional(), monthly_token_budget: Budget.optional(), code_mode_cpu_ms: CellCpu.optional() })
+  .strictObject({
+    name: Name.optional(),
+    monthly_token_budget: Budget.optional(),
+    code_mode_cpu_ms: CellCpu.optional(),
+    sso_domains: SsoDomains.optional(),
+    sso_default_role: SsoDefaultRole.optional(),
+    max_token_days: MaxTokenDays.optional(),
+  })
   .openapi("PatchTeam");
 
 export const teamRoutes = adminRoutes();
@@ -71,7 +100,7 @@ teamRoutes.openapi(
       ]),
     );
     if ("conflict" in created) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
-    return c.json(teamJson(created.team), 201);
+    return c.json(teamJson(created.team, []), 201);
   },
 );
 
@@ -86,9 +115,14 @@ teamRoutes.openapi(
   async (c) => {
     const principal = c.var.principal;
     const db = d1(c.env.DB);
-    if (principal.kind === "operator") return c.json({ teams: (await allTeams(db)).map(teamJson) }, 200);
-    const own = principal.kind === "user" ? await teamById(db, principal.teamId) : undefined;
-    return c.json({ teams: own ? [teamJson(own)] : [] }, 200);
+    const teams =
+      principal.kind === "operator" ? await allTeams(db) : principal.kind === "user" ? [await teamById(db, principal.teamId)] : [];
+    const listed = teams.filter((t): t is TeamRow => t !== undefined);
+    const domains = await domainsOfTeams(
+      db,
+      listed.map((t) => t.id),
+    );
+    return c.json({ teams: listed.map((t) => teamJson(t, domains.get(t.id) ?? [])) }, 200);
   },
 );
 
@@ -96,7 +130,8 @@ teamRoutes.openapi(
   createRoute({
     method: "patch",
     path: "/teams/{team_id}",
-    summary: "Rename a team or change its budget or code-mode CPU per cell (operator, the team's admins)",
+    summary:
+      "Rename a team, change its budget, code-mode CPU per cell, or sign-on settings: email domains, default role, token lifetime (operator, the team's admins)",
     security: BEARER,
     middleware: [recordsDenial(teamActions, { kind: "team", param: "team_id" })],
     request: { params: idParam("team_id"), body: jsonBody(PatchTeam) },
@@ -112,52 +147,82 @@ teamRoutes.openapi(
       ...(body.name !== undefined && { name: body.name }),
       ...(body.monthly_token_budget !== undefined && { monthlyTokenBudget: body.monthly_token_budget }),
       ...(body.code_mode_cpu_ms !== undefined && { codeModeCpuMs: body.code_mode_cpu_ms }),
+      ...(body.sso_default_role !== undefined && { ssoDefaultRole: body.sso_default_role }),
+      ...(body.max_token_days !== undefined && { maxTokenDays: body.max_token_days }),
     };
+    const domains = body.sso_domains === undefined ? undefined : [...new Set(body.sso_domains)].sort();
+    await refuseTakenDomain(db, team.id, domains);
+    const oldDomains = await domainsOfTeam(db, team.id);
     const now = Date.now();
     const recorded: Recorded[] = teamActions(body).map((action) => ({
       action,
       target: teamTarget(team),
       teamId: team.id,
-      details: teamChange(action, team, body),
+      details: teamChange(action, team, { ...body, sso_domains: domains }, oldDomains),
     }));
     const [first, ...rest] = recorded;
-    const updated = await updateTeam(db, team.id, patch, now, first ? auditEntries(c, now, [first, ...rest]) : []);
+    const audit = first ? auditEntries(c, now, [first, ...rest]) : [];
+    const updated = await updateTeam(db, team.id, patch, now, audit, domains ? replaceDomains(db, team.id, domains) : []).catch(
+      async (err: unknown) => {
+        await refuseTakenDomain(db, team.id, domains); // taken by another team between the check and the batch
+        throw err;
+      },
+    );
     forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
     if ("conflict" in updated) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
-    return c.json(teamJson(updated.team), 200);
+    return c.json(teamJson(updated.team, domains ?? oldDomains), 200);
   },
 );
+
+/** A domain is one team's at most (docs/hosting.md#who-gets-in). */
+async function refuseTakenDomain(db: D1Db, teamId: string, domains: string[] | undefined): Promise<void> {
+  const taken = domains ? await domainTakenElsewhere(db, teamId, domains) : undefined;
+  if (taken) throw new AppError("already_exists", `the domain ${taken.domain} already signs people in to another team`);
+}
 
 /** What a PATCH of a team records: one action per thing it changes. */
 function teamActions(body: {
   name?: unknown;
   monthly_token_budget?: unknown;
   code_mode_cpu_ms?: unknown;
-}): ("team.rename" | "team.budget" | "team.cell_cpu")[] {
+  sso_domains?: unknown;
+  sso_default_role?: unknown;
+  max_token_days?: unknown;
+}): ("team.rename" | "team.budget" | "team.cell_cpu" | "team.sso")[] {
+  const sso = body.sso_domains !== undefined || body.sso_default_role !== undefined || body.max_token_days !== undefined;
   return [
     ...(body.name !== undefined ? (["team.rename"] as const) : []),
     ...(body.monthly_token_budget !== undefined ? (["team.budget"] as const) : []),
     ...(body.code_mode_cpu_ms !== undefined ? (["team.cell_cpu"] as const) : []),
+    ...(sso ? (["team.sso"] as const) : []),
   ];
 }
 
 /** What one recorded team change was, from what to what. */
-function teamChange(action: ReturnType<typeof teamActions>[number], team: TeamRow, body: z.infer<typeof PatchTeam>) {
+function teamChange(action: ReturnType<typeof teamActions>[number], team: TeamRow, body: z.infer<typeof PatchTeam>, oldDomains: string[]) {
   if (action === "team.rename") return { from: team.name, to: body.name };
   if (action === "team.budget") return { from: team.monthlyTokenBudget, to: body.monthly_token_budget };
-  return { from: team.codeModeCpuMs, to: body.code_mode_cpu_ms };
+  if (action === "team.cell_cpu") return { from: team.codeModeCpuMs, to: body.code_mode_cpu_ms };
+  return {
+    ...(body.sso_domains !== undefined && { sso_domains: { from: oldDomains, to: body.sso_domains } }),
+    ...(body.sso_default_role !== undefined && { sso_default_role: { from: team.ssoDefaultRole ?? "member", to: body.sso_default_role } }),
+    ...(body.max_token_days !== undefined && { max_token_days: { from: team.maxTokenDays, to: body.max_token_days } }),
+  };
 }
 
 function teamTarget(team: TeamRow) {
   return { kind: "team", id: team.id, name: team.name };
 }
 
-function teamJson(team: TeamRow) {
+function teamJson(team: TeamRow, domains: string[]) {
   return {
     id: team.id,
     name: team.name,
     monthly_token_budget: team.monthlyTokenBudget,
     code_mode_cpu_ms: team.codeModeCpuMs,
+    sso_domains: domains,
+    sso_default_role: team.ssoDefaultRole ?? "member",
+    max_token_days: team.maxTokenDays,
     created_at: iso(team.createdAtMs),
   };
 }

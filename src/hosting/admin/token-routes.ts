@@ -3,6 +3,7 @@
 // revoking are recorded in the audit log; a token issued by someone else names them
 // (`issued_by`) in its user's list (docs/hosting.md#audit-log).
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { forgetCachedToken, type Principal } from "../auth/principal.ts";
 import { newUserToken, userTokenHash } from "../auth/user-token.ts";
 import { AppError } from "../../core/errors.ts";
@@ -11,9 +12,10 @@ import { ownerSecretOf } from "../keys/personal-key.ts";
 import { wrapForSecret } from "../keys/owner-key.ts";
 import { setTokenWrap } from "../store/personal-key-rows.ts";
 import { issueToken, liveTokenCount, revokeToken, type TokenRow, tokenById, tokensOfUser } from "../store/token-rows.ts";
-import { activeUser } from "../store/user-rows.ts";
+import { activeUser, type UserRow } from "../store/user-rows.ts";
+import { teamById } from "../store/team-rows.ts";
 import { userReach, within } from "./access.ts";
-import { adminRoutes } from "./admin-context.ts";
+import { type AdminEnv, adminRoutes } from "./admin-context.ts";
 import { actorOf, auditEntries, recordsDenial } from "./audit-context.ts";
 import { invalidField } from "./admin-errors.ts";
 import { BEARER, displayName, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
@@ -63,11 +65,10 @@ const IssuedTokenSchema = z
 const IssueToken = z
   .strictObject({
     name: displayName("laptop"),
-    expires_at: z.iso
-      .datetime({ offset: true })
-      .nullable()
-      .optional()
-      .openapi({ description: "When the token stops working (ISO-8601); absent or null: never" }),
+    expires_at: z.iso.datetime({ offset: true }).nullable().optional().openapi({
+      description:
+        "When the token stops working (ISO-8601); absent or null: never, or the end of the team's max_token_days when it has one",
+    }),
   })
   .openapi("IssueToken");
 
@@ -89,36 +90,8 @@ tokenRoutes.openapi(
     const db = d1(c.env.DB);
     const now = Date.now();
     const user = within(await activeUser(db, user_id), (u) => userReach(c.var.principal, u), "view", `user ${user_id}`);
-    const expiresAtMs = body.expires_at ? Date.parse(body.expires_at) : null;
-    if (expiresAtMs !== null && expiresAtMs <= now) throw invalidField("body.expires_at", "must be in the future");
-    if ((await liveTokenCount(db, user.id, now)) >= MAX_LIVE_TOKENS_PER_USER) {
-      throw new AppError("resource_exhausted", `user ${user.id} already has ${MAX_LIVE_TOKENS_PER_USER} live tokens; revoke one first`);
-    }
-    const token = newUserToken();
-    const principal = c.var.principal;
-    const forOther = principal.kind !== "user" || principal.id !== user.id;
-    // A token its own user issues while holding their personal key holds it too (docs/keys-at-rest.md#personal-keys).
-    const id = newId("tok");
-    const personalKeyWrap = forOther ? null : await wrapForNewToken(db, principal, id, token, now);
-    const issued = {
-      id,
-      userId: user.id,
-      name: body.name,
-      tokenHash: await userTokenHash(token),
-      expiresAtMs,
-      issuedBy: forOther ? actorOf(principal) : null,
-      personalKeyWrap,
-    };
-    const row = await issueToken(db, issued, now, (t) =>
-      auditEntries(c, now, [
-        {
-          action: "token.issue",
-          target: { kind: "token", id: t.id, name: t.name, userId: user.id },
-          teamId: user.teamId,
-          details: { user_id: user.id, for_other: forOther, expires_at: iso(t.expiresAtMs) },
-        },
-      ]),
-    );
+    const asked = body.expires_at ? Date.parse(body.expires_at) : null;
+    const { row, token } = await issueTokenFor(c, user, body.name, asked, now);
     return c.json({ id: row.id, name: row.name, token, created_at: iso(row.createdAtMs), expires_at: iso(row.expiresAtMs) }, 201);
   },
 );
@@ -243,6 +216,66 @@ tokenRoutes.openapi(
     return c.json(tokenJson({ ...token, personalKeyWrap: wrapped.wrap }), 200);
   },
 );
+
+/**
+ * Issues a token for `user` as the request's principal: within the team's lifetime cap and the
+ * live-token limit, holding the user's personal key when they issue it from a secret that does,
+ * recorded as token.issue. Also the connector's browser login (src/hosting/sso/connector-login.ts).
+ */
+export async function issueTokenFor(
+  c: Context<AdminEnv>,
+  user: UserRow,
+  name: string,
+  askedExpiresAtMs: number | null,
+  now: number,
+  details: Record<string, unknown> = {},
+): Promise<{ row: TokenRow; token: string }> {
+  const db = d1(c.env.DB);
+  const expiresAtMs = await tokenExpiry(db, user.teamId, askedExpiresAtMs, now);
+  if ((await liveTokenCount(db, user.id, now)) >= MAX_LIVE_TOKENS_PER_USER) {
+    throw new AppError("resource_exhausted", `user ${user.id} already has ${MAX_LIVE_TOKENS_PER_USER} live tokens; revoke one first`);
+  }
+  const token = newUserToken();
+  const principal = c.var.principal;
+  const forOther = principal.kind !== "user" || principal.id !== user.id;
+  // A token its own user issues while holding their personal key holds it too (docs/keys-at-rest.md#personal-keys).
+  const id = newId("tok");
+  const personalKeyWrap = forOther ? null : await wrapForNewToken(db, principal, id, token, now);
+  const issued = {
+    id,
+    userId: user.id,
+    name,
+    tokenHash: await userTokenHash(token),
+    expiresAtMs,
+    issuedBy: forOther ? actorOf(principal) : null,
+    personalKeyWrap,
+  };
+  const row = await issueToken(db, issued, now, (t) =>
+    auditEntries(c, now, [
+      {
+        action: "token.issue",
+        target: { kind: "token", id: t.id, name: t.name, userId: user.id },
+        teamId: user.teamId,
+        details: { user_id: user.id, for_other: forOther, expires_at: iso(t.expiresAtMs), ...details },
+      },
+    ]),
+  );
+  return { row, token };
+}
+
+/**
+ * When a new token of the team's user stops working: as asked, within the team's max_token_days
+ * (docs/hosting.md#single-sign-on); asked for no expiry under a cap, at the cap.
+ */
+async function tokenExpiry(db: D1Db, teamId: string, asked: number | null, now: number): Promise<number | null> {
+  if (asked !== null && asked <= now) throw invalidField("body.expires_at", "must be in the future");
+  const days = (await teamById(db, teamId))?.maxTokenDays ?? null;
+  if (days === null) return asked;
+  const cap = now + days * 24 * 60 * 60 * 1000;
+  if (asked === null) return cap;
+  if (asked > cap) throw invalidField("body.expires_at", `must be within the team's token lifetime of ${days} days (max_token_days)`);
+  return asked;
+}
 
 /** The new token's wrap of its user's personal key, when the request's own token holds that key. */
 async function wrapForNewToken(db: D1Db, principal: Principal, tokenId: string, token: string, now: number): Promise<string | null> {

@@ -1,6 +1,9 @@
 // Who is calling (docs/hosting.md#principals). ADMIN_TOKEN is the operator;
 // BYOK_TOKEN is the built-in single-user principal "local"; a `byok_…` user token
-// is a user of a team, looked up in D1 through the per-isolate token cache.
+// is a user of a team, looked up in D1 through the per-isolate token cache. Where sign-on
+// counts (the admin API and the sign-on routes, never a Cursor call), a request without a
+// bearer token may be signed in by its session cookie or by Cloudflare Access
+// (docs/hosting.md#single-sign-on).
 // Every object name is scoped by the principal's id, so nobody can reach another
 // principal's conversations (src/core/object-names.ts).
 import { AppError } from "../../core/errors.ts";
@@ -8,8 +11,12 @@ import { errorKind } from "../../core/log-safe.ts";
 import { d1 } from "../store/db.ts";
 import type { Role } from "../store/schema/accounts.ts";
 import { LOCAL_PRINCIPAL_ID } from "../store/local-account.ts";
-import { type OwnerSecret, ownerSecretOf } from "../keys/personal-key.ts";
+import { ACCESS_SECRET_PREFIX, type OwnerSecret, ownerSecretOf } from "../keys/personal-key.ts";
 import { ownerOfTokenHash, touchToken } from "../store/token-rows.ts";
+import { ACCESS_HEADER } from "../sso/access.ts";
+import { accessUser, forgetAccessUser } from "../sso/access-sign-in.ts";
+import { isSameOrigin, sessionCookieOf } from "../sso/session.ts";
+import { accessConfig, type SsoEnv } from "../sso/sso-config.ts";
 import { AuthAttempts, clientAddress } from "./auth-attempts.ts";
 import { limitTokenCall } from "./token-calls.ts";
 import { TokenCache } from "./token-cache.ts";
@@ -27,14 +34,17 @@ interface UserPrincipal {
   teamId: string;
   role: Role;
   email: string;
+  /** The token or session row; `access:<user id>` for a request signed in by Cloudflare Access, which has none. */
   tokenId: string;
+  /** How the request proved it: a bearer token, the dashboard's session cookie, or Cloudflare Access. */
+  via: "token" | "session" | "access";
   /** The token presented, as an HKDF base key with its wrap: what opens the user's personal key (docs/keys-at-rest.md#personal-keys). */
   secret: OwnerSecret;
   /** The user's personal key id as of the token check; null: none. */
   personalKeyId: string | null;
 }
 
-interface AuthEnv {
+interface AuthEnv extends SsoEnv {
   ADMIN_TOKEN?: string;
   BYOK_TOKEN?: string;
   DB: D1Database;
@@ -57,12 +67,15 @@ export async function authenticate(
   request: Request,
   env: AuthEnv,
   ctx: { waitUntil(promise: Promise<unknown>): void },
+  options: { signOn?: boolean } = {},
 ): Promise<Principal> {
   const given = bearerToken(request);
   const address = clientAddress(request);
-  const tokenHash = given === undefined ? "" : await userTokenHash(given);
+  const signOn = given === undefined && options.signOn ? signOnProof(request, env) : undefined;
+  const proof = given ?? signOn?.secret;
+  const tokenHash = proof === undefined ? "" : await userTokenHash(proof);
   await attempts.admit(address, tokenHash, env.AUTH_ATTEMPTS);
-  const principal = await identify(given, tokenHash, env, ctx);
+  const principal = signOn ? await signedOn(signOn, tokenHash, request, env, ctx) : await identify(given, tokenHash, env, ctx);
   attempts.seenValid(address, tokenHash);
   await limitTokenCall(env.TOKEN_CALLS, callKey(principal));
   return principal;
@@ -85,7 +98,7 @@ async function identify(
     if (operator) return OPERATOR;
     if (local) return LOCAL;
     if (isUserTokenShape(given)) {
-      const user = await userOfToken(given, tokenHash, env.DB, ctx);
+      const user = await userOfToken(given, tokenHash, env.DB, ctx, "token");
       if (user) return user;
     }
   }
@@ -96,6 +109,51 @@ async function identify(
     );
   }
   throw new AppError("unauthenticated", "missing or invalid bearer token");
+}
+
+/** What a request without a bearer token signs on with: its session cookie, else an Access assertion (when Access is configured). */
+type SignOnProof = { kind: "session"; secret: string } | { kind: "access"; secret: string };
+
+function signOnProof(request: Request, env: AuthEnv): SignOnProof | undefined {
+  const session = sessionCookieOf(request);
+  if (session !== undefined) return { kind: "session", secret: session };
+  const assertion = request.headers.get(ACCESS_HEADER);
+  if (assertion && accessConfig(env)) return { kind: "access", secret: assertion };
+  return undefined;
+}
+
+async function signedOn(
+  proof: SignOnProof,
+  tokenHash: string,
+  request: Request,
+  env: AuthEnv,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+): Promise<Principal> {
+  // A cookie or Access rides along with any request the browser makes, so a change must come from our own pages.
+  if (!isSameOrigin(request)) {
+    throw new AppError("permission_denied", "a change signed in by cookie or Cloudflare Access must come from this deployment's own pages");
+  }
+  if (proof.kind === "session") {
+    const user = isUserTokenShape(proof.secret) ? await userOfToken(proof.secret, tokenHash, env.DB, ctx, "session") : undefined;
+    if (!user) throw new AppError("unauthenticated", "your sign-in session has ended or is not valid; sign in again");
+    return user;
+  }
+  const config = accessConfig(env);
+  if (!config) throw new AppError("unauthenticated", "Cloudflare Access is not configured here");
+  const row = await accessUser(config, proof.secret, request, env.DB);
+  const user: UserPrincipal = {
+    kind: "user",
+    id: row.id,
+    teamId: row.teamId,
+    role: row.role,
+    email: row.email,
+    tokenId: `${ACCESS_SECRET_PREFIX}${row.id}`,
+    via: "access",
+    // No secret of the person's stays the same from one Access assertion to the next: nothing is wrapped for it.
+    secret: await ownerSecretOf(`${ACCESS_SECRET_PREFIX}${row.id}`, proof.secret, null),
+    personalKeyId: row.personalKeyId,
+  };
+  return user;
 }
 
 /** The operator manages the deployment; it never runs turns (docs/hosting.md#principals). */
@@ -113,6 +171,7 @@ export function forgetCachedToken(tokenId: string): void {
 
 export function forgetCachedUser(userId: string): void {
   tokenCache.forgetUser(userId);
+  forgetAccessUser(userId);
 }
 
 /** @internal Tests move the token cache's clock instead of sleeping. */
@@ -120,7 +179,13 @@ export function setTokenClock(now: () => number): void {
   tokenCache.setClock(now);
 }
 
-async function userOfToken(given: string, tokenHash: string, database: D1Database, ctx: { waitUntil(promise: Promise<unknown>): void }) {
+async function userOfToken(
+  given: string,
+  tokenHash: string,
+  database: D1Database,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+  kind: "token" | "session",
+) {
   const db = d1(database);
   let owner: Awaited<ReturnType<typeof ownerOfTokenHash>>;
   try {
@@ -135,6 +200,8 @@ async function userOfToken(given: string, tokenHash: string, database: D1Databas
   }
   // No user token acts as the single user, even one a row of its own would let be issued.
   if (!owner || owner.userId === LOCAL_PRINCIPAL_ID) return undefined;
+  // A session is a cookie's and a token a bearer's: neither stands in for the other.
+  if (owner.kind !== kind) return undefined;
   const user: UserPrincipal = {
     kind: "user",
     id: owner.userId,
@@ -142,6 +209,7 @@ async function userOfToken(given: string, tokenHash: string, database: D1Databas
     role: owner.role,
     email: owner.email,
     tokenId: owner.tokenId,
+    via: kind,
     secret: await ownerSecretOf(owner.tokenId, given, owner.personalKeyWrap),
     personalKeyId: owner.personalKeyId,
   };

@@ -1,6 +1,6 @@
 // The user token format: `byok_` + 32 random bytes in base64url (256 bits).
 // Only its SHA-256 is stored (docs/hosting.md#tokens).
-import { toBase64Url, toHex } from "../../core/bytes.ts";
+import { sha256Hex, toBase64Url } from "../../core/bytes.ts";
 
 const PREFIX = "byok_";
 const RANDOM_BYTES = 32;
@@ -17,5 +17,5 @@ export function isUserTokenShape(token: string): boolean {
 
 /** What the tokens table stores: SHA-256 of the token, lowercase hex. */
 export async function userTokenHash(token: string): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token))));
+  return sha256Hex(token);
 }

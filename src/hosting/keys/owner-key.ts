@@ -6,6 +6,7 @@ import { AppError } from "../../core/errors.ts";
 import type { D1Db } from "../store/db.ts";
 import { installPersonalKey, personalKeyState } from "../store/personal-key-rows.ts";
 import {
+  ACCESS_SECRET_PREFIX,
   createPersonalKey,
   type OwnerSecret,
   openPersonalKey,
@@ -34,6 +35,12 @@ export async function personalKeyForWrite(db: D1Db, holder: KeyHolder, nowMs: nu
     const key = await openPersonalKey(secret, holder.userId, state.heldKeyId);
     if (!key) throw new AppError("failed_precondition", SEALED_MESSAGE);
     return key;
+  }
+  if (holder.secret.secretId.startsWith(ACCESS_SECRET_PREFIX)) {
+    throw new AppError(
+      "failed_precondition",
+      "personal credentials are sealed to a token or sign-in session of yours, and a request through Cloudflare Access alone carries neither; issue yourself a token and use it",
+    );
   }
   const { key, raw } = await createPersonalKey();
   try {

@@ -24,6 +24,9 @@ export interface OwnerSecret {
   readonly wrap: string | null;
 }
 
+/** The secret id of a request signed in by Cloudflare Access: no row holds it, so no wrap is ever made for it. */
+export const ACCESS_SECRET_PREFIX = "access:";
+
 /** The HKDF base key of a presented token: derives wrapping keys, cannot be read back. */
 export function ownerSecretOf(secretId: string, tokenText: string, wrap: string | null): Promise<OwnerSecret> {
   return crypto.subtle

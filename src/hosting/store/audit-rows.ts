@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = [
   "team.rename",
   "team.budget",
   "team.cell_cpu",
+  "team.sso",
   "user.add",
   "user.role",
   "user.limits",
@@ -29,6 +30,9 @@ export const AUDIT_ACTIONS = [
   "model.delete",
   "keys.rewrap",
   "keys.rotate",
+  "sso.sign_in",
+  "sso.sign_out",
+  "connector.login",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -5,9 +5,10 @@ import { toHex } from "../../core/bytes.ts";
 import * as accounts from "./schema/accounts.ts";
 import * as auditLog from "./schema/audit.ts";
 import * as providers from "./schema/providers.ts";
+import * as signOn from "./schema/sign-on.ts";
 import * as usage from "./schema/usage.ts";
 
-const schema = { ...accounts, ...auditLog, ...providers, ...usage };
+const schema = { ...accounts, ...auditLog, ...providers, ...signOn, ...usage };
 
 export type D1Db = ReturnType<typeof d1>;
 
@@ -16,7 +17,7 @@ export function d1(db: D1Database) {
 }
 
 /** `<prefix>_<24 hex>`: 96 random bits, so ids neither collide nor can be guessed. */
-export function newId(prefix: "team" | "usr" | "tok" | "cred" | "mdl" | "aud"): string {
+export function newId(prefix: "team" | "usr" | "tok" | "ses" | "cred" | "mdl" | "aud"): string {
   return `${prefix}_${toHex(crypto.getRandomValues(new Uint8Array(12)))}`;
 }
 

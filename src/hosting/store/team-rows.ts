@@ -1,10 +1,11 @@
 // Teams in D1, by intent: create, list, read one, change name or budget; each change with
 // its audit entries in the same batch (docs/hosting.md#audit-log).
+import type { BatchItem } from "drizzle-orm/batch";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { type AuditEntry, auditInsert } from "./audit-rows.ts";
 import { type D1Db, isUniqueViolation, newId } from "./db.ts";
 import { HOSTED_TEAMS } from "./local-account.ts";
-import { teams } from "./schema/accounts.ts";
+import { type Role, teams } from "./schema/accounts.ts";
 
 export type TeamRow = typeof teams.$inferSelect;
 
@@ -12,6 +13,8 @@ export interface TeamPatch {
   name?: string;
   monthlyTokenBudget?: number | null;
   codeModeCpuMs?: number | null;
+  ssoDefaultRole?: Role | null;
+  maxTokenDays?: number | null;
 }
 
 export async function createTeam(
@@ -23,6 +26,8 @@ export async function createTeam(
   const row: TeamRow = {
     id: newId("team"),
     codeModeCpuMs: null,
+    ssoDefaultRole: null,
+    maxTokenDays: null,
     ...team,
     wrappedDataKey: null,
     previousWrappedDataKey: null,
@@ -46,13 +51,17 @@ export async function teamById(db: D1Db, id: string): Promise<TeamRow | undefine
   return db.select().from(teams).where(eq(teams.id, id)).get();
 }
 
-/** A name taken fails the whole batch, its entries with it. */
+/**
+ * A name taken fails the whole batch, its entries with it; so does a domain another team took
+ * (`before`: statements of the same change, its sign-on domains, run first in the batch).
+ */
 export async function updateTeam(
   db: D1Db,
   id: string,
   patch: TeamPatch,
   nowMs: number,
   audit: AuditEntry[],
+  before: BatchItem<"sqlite">[] = [],
 ): Promise<{ team: TeamRow } | { conflict: "name" }> {
   try {
     const update = db
@@ -61,7 +70,11 @@ export async function updateTeam(
       .where(eq(teams.id, id))
       .returning();
     const [first, ...rest] = audit;
-    const [[row]] = first ? await db.batch([update, auditInsert(db, [first, ...rest])]) : [await update];
+    const results = await db.batch([...before, update, ...(first ? [auditInsert(db, [first, ...rest])] : [])] as [
+      BatchItem<"sqlite">,
+      ...BatchItem<"sqlite">[],
+    ]);
+    const [row] = results[before.length] as TeamRow[];
     if (!row) throw new Error("updateTeam: the team vanished");
     return { team: row };
   } catch (err) {

@@ -4,13 +4,14 @@ import { and, asc, count, eq, gt, isNull, lt, or } from "drizzle-orm";
 import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
 import { type D1Db, newId } from "./db.ts";
 import { forgetPersonalKeyIfUnheld, heldPersonalKeyId } from "./personal-key-rows.ts";
-import { type Role, tokens, users } from "./schema/accounts.ts";
+import { type Role, type TokenKind, tokens, users } from "./schema/accounts.ts";
 
 export type TokenRow = typeof tokens.$inferSelect;
 
 /** What a live token proves: its user, their team and role. */
 export interface TokenOwner {
   tokenId: string;
+  kind: TokenKind;
   userId: string;
   teamId: string;
   role: Role;
@@ -40,13 +41,16 @@ export async function issueToken(
     expiresAtMs: number | null;
     issuedBy: IssuedBy | null;
     personalKeyWrap?: string | null;
+    /** A sign-in session rather than a bearer token (docs/hosting.md#sessions). */
+    kind?: TokenKind;
   },
   nowMs: number,
   audit: (token: TokenRow) => [AuditEntry, ...AuditEntry[]],
 ): Promise<TokenRow> {
-  const { issuedBy, id, personalKeyWrap, ...fields } = token;
+  const { issuedBy, id, personalKeyWrap, kind, ...fields } = token;
   const row: TokenRow = {
-    id: id ?? newId("tok"),
+    id: id ?? newId(kind === "session" ? "ses" : "tok"),
+    kind: kind ?? "token",
     ...fields,
     personalKeyWrap: personalKeyWrap ?? null,
     createdAtMs: nowMs,
@@ -60,17 +64,30 @@ export async function issueToken(
   return row;
 }
 
-/** Tokens neither revoked nor expired. */
+/** Bearer tokens (not sessions) neither revoked nor expired. */
 export async function liveTokenCount(db: D1Db, userId: string, nowMs: number): Promise<number> {
   const [row] = await db
     .select({ n: count() })
     .from(tokens)
-    .where(and(eq(tokens.userId, userId), isNull(tokens.revokedAtMs), or(isNull(tokens.expiresAtMs), gt(tokens.expiresAtMs, nowMs))));
+    .where(
+      and(
+        eq(tokens.userId, userId),
+        eq(tokens.kind, "token"),
+        isNull(tokens.revokedAtMs),
+        or(isNull(tokens.expiresAtMs), gt(tokens.expiresAtMs, nowMs)),
+      ),
+    );
   return row?.n ?? 0;
 }
 
+/** The user's bearer tokens, revoked ones too; their sign-in sessions are not listed. */
 export async function tokensOfUser(db: D1Db, userId: string): Promise<TokenRow[]> {
-  return db.select().from(tokens).where(eq(tokens.userId, userId)).orderBy(asc(tokens.createdAtMs), asc(tokens.id)).all();
+  return db
+    .select()
+    .from(tokens)
+    .where(and(eq(tokens.userId, userId), eq(tokens.kind, "token")))
+    .orderBy(asc(tokens.createdAtMs), asc(tokens.id))
+    .all();
 }
 
 export async function tokenById(db: D1Db, id: string): Promise<TokenRow | undefined> {
@@ -102,6 +119,7 @@ export async function ownerOfTokenHash(db: D1Db, tokenHash: string, nowMs: numbe
   return db
     .select({
       tokenId: tokens.id,
+      kind: tokens.kind,
       userId: users.id,
       teamId: users.teamId,
       role: users.role,

@@ -7,6 +7,7 @@ import { AppError, codeName } from "../../../src/core/errors.ts";
 
 const user = (id: string, teamId: string, role: "admin" | "member"): Principal => ({
   kind: "user",
+  via: "token",
   id,
   teamId,
   role,

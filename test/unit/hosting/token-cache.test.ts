@@ -7,6 +7,7 @@ import type { TokenOwner } from "../../../src/hosting/store/token-rows.ts";
 
 const owner = (over: Partial<TokenOwner> = {}): TokenOwner => ({
   tokenId: "tok_1",
+  kind: "token",
   userId: "usr_1",
   teamId: "team_1",
   role: "member",

@@ -44,6 +44,9 @@ describe("GET /api/v1/me", () => {
       operator: true,
       principal: "operator",
       token: null,
+      signed_in_via: null,
+      session: null,
+      team_max_token_days: null,
     });
     expect(expectStatus(await api("GET", "/api/v1/me", { token: LOCAL_TOKEN }), 200)).toEqual({
       user: null,
@@ -51,6 +54,9 @@ describe("GET /api/v1/me", () => {
       operator: false,
       principal: "local",
       token: null,
+      signed_in_via: null,
+      session: null,
+      team_max_token_days: null,
     });
     expect(expectStatus(await api("GET", "/api/v1/me", { token: admin.token }), 200)).toMatchObject({
       user: { id: admin.user.id, role: "admin", team_id: team.id },
@@ -76,6 +82,9 @@ describe("teams", () => {
       name: expect.any(String),
       monthly_token_budget: 1000,
       code_mode_cpu_ms: null,
+      sso_domains: [],
+      sso_default_role: "member",
+      max_token_days: null,
       created_at: expect.any(String),
     });
     expect(new Date(created.created_at).toISOString()).toBe(created.created_at);

@@ -77,6 +77,9 @@ describe("user tokens", () => {
       operator: false,
       principal: "user",
       token: { id: tokenId, name: "cli", expires_at: null },
+      signed_in_via: "token",
+      session: null,
+      team_max_token_days: null,
     });
     const models = await usableModels(token);
     expect(models.status).toBe(200);

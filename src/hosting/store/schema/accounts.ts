@@ -20,6 +20,10 @@ export const teams = sqliteTable(
      * open; null again when the rotation is done (docs/keys-at-rest.md#rotating-the-data-keys).
      */
     previousWrappedDataKey: text("previous_wrapped_data_key"),
+    /** The role of a person single sign-on creates in this team (its domains: table sso_domains); null: member. */
+    ssoDefaultRole: text("sso_default_role").$type<Role>(),
+    /** The longest lifetime, in days, of a token its users issue; null: no cap (docs/hosting.md#single-sign-on). */
+    maxTokenDays: integer("max_token_days"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
@@ -56,6 +60,9 @@ export const users = sqliteTable(
   (t) => [uniqueIndex("users_team_email").on(t.teamId, t.email).where(sql`removed_at_ms IS NULL`), index("users_by_team").on(t.teamId)],
 );
 
+/** A bearer token (`token`) or a sign-in session (`session`, the dashboard's cookie; never listed with tokens). */
+export type TokenKind = "token" | "session";
+
 export const tokens = sqliteTable(
   "tokens",
   {
@@ -64,6 +71,7 @@ export const tokens = sqliteTable(
       .notNull()
       .references(() => users.id),
     name: text("name").notNull(),
+    kind: text("kind").$type<TokenKind>().notNull().default("token"),
     /** SHA-256 of the token, hex; the token itself is shown once and never stored. */
     tokenHash: text("token_hash").notNull(),
     createdAtMs: integer("created_at_ms").notNull(),

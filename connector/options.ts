@@ -1,15 +1,22 @@
-// The connector's command line: `--url URL --token-env NAME [--port 8790]
-// [--host 127.0.0.1] [--config-dir DIR] [--print-cli]`. The token comes from the
-// environment variable NAME, never from the command line, so it stays out of
-// `ps` and shell history (docs/connector.md#running-it).
+// The connector's command line: `--url URL (--login | --token-env NAME) [--port 8790]
+// [--host 127.0.0.1] [--config-dir DIR] [--print-cli]`, and `--logout`. The token comes from a
+// browser login kept in the config folder, or from the environment variable NAME, never from
+// the command line, so it stays out of `ps` and shell history (docs/connector.md#running-it).
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 
 interface ConnectOptions {
   deploymentUrl: string;
-  tokenEnv: string;
-  /** Undefined when the variable is unset or empty. */
+  /** Undefined: the token is the saved login's. */
+  tokenEnv: string | undefined;
+  /** The variable's value; undefined when it is unset or empty, or no variable was named. */
   token: string | undefined;
+  /** What to do first: log in through the browser (then run), or revoke and forget the saved login (then stop). */
+  account: "login" | "logout" | undefined;
+  /** Print the sign-in URL instead of opening the default browser. */
+  noBrowser: boolean;
+  /** Print the token (a saved login's or the variable's) and exit: for `agent`'s CURSOR_API_KEY. */
+  printToken: boolean;
   host: string;
   port: number;
   configDir: string | undefined;
@@ -23,20 +30,26 @@ export type ParsedConnectArgs = { kind: "run"; options: ConnectOptions } | { kin
 const DEFAULT_PORT = 8790;
 const DEFAULT_HOST = "127.0.0.1";
 
-export const USAGE = `usage: npm run connect -- --url URL --token-env NAME [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}]
-                          [--config-dir DIR] [--print-cli]
-   (or: byok-connect --url URL --token-env NAME …)
+export const USAGE = `usage: npm run connect -- --url URL [--login | --token-env NAME] [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}]
+                          [--config-dir DIR] [--print-cli] [--print-token] [--no-browser]
+       npm run connect -- --url URL --logout
+   (or: byok-connect --url URL …)
 
 A local HTTPS proxy for the Cursor app: the agent and model paths of Cursor's API
 go to the byok-edge deployment at URL with your token, everything else to Cursor
 unchanged. Prints how to trust its CA and what to put in Cursor's settings.
 
   --url URL          the deployment, e.g. https://byok.example.com
-  --token-env NAME   the environment variable holding your byok-edge token
+  --login            sign in through your browser; the new token is kept in the config folder
+                     (mode 0600) and used from then on, without --token-env
+  --logout           revoke the kept token and delete it
+  --token-env NAME   the environment variable holding your byok-edge token (instead of a login)
   --port N           where to listen (default ${DEFAULT_PORT})
   --host ADDR        the address to listen on (default ${DEFAULT_HOST}; keep it on loopback)
   --config-dir DIR   where the CA lives (default: the user's config folder, byok-edge/connector)
   --print-cli        print what the \`agent\` CLI needs for the same deployment, and exit
+  --print-token      print the token (the kept login's, or --token-env's), and exit
+  --no-browser       print the sign-in URL instead of opening the default browser
 `;
 
 function isLoopback(host: string): boolean {
@@ -54,6 +67,10 @@ export function parseConnectArgs(argv: string[], env: Readonly<Record<string, st
     host?: string;
     "config-dir"?: string;
     "print-cli"?: boolean;
+    "print-token"?: boolean;
+    login?: boolean;
+    logout?: boolean;
+    "no-browser"?: boolean;
     help?: boolean;
   };
   try {
@@ -66,6 +83,10 @@ export function parseConnectArgs(argv: string[], env: Readonly<Record<string, st
         host: { type: "string" },
         "config-dir": { type: "string" },
         "print-cli": { type: "boolean" },
+        "print-token": { type: "boolean" },
+        login: { type: "boolean" },
+        logout: { type: "boolean" },
+        "no-browser": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -84,11 +105,18 @@ export function parseConnectArgs(argv: string[], env: Readonly<Record<string, st
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     return { kind: "error", message: `--url must be http:// or https://, not ${url.protocol}` };
-  if (url.username || url.password) return { kind: "error", message: "--url must not carry credentials; the token comes from --token-env" };
+  if (url.username || url.password)
+    return { kind: "error", message: "--url must not carry credentials; the token comes from a login or --token-env" };
   const tokenEnv = values["token-env"];
-  if (!tokenEnv) return { kind: "error", message: "--token-env is required (the name of the environment variable holding your token)" };
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
+  if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
     return { kind: "error", message: `--token-env must be a variable name, not ${JSON.stringify(tokenEnv)}` };
+  if (values.login && values.logout) return { kind: "error", message: "--login and --logout cannot be given together" };
+  if (tokenEnv !== undefined && (values.login || values.logout)) {
+    return {
+      kind: "error",
+      message: "--token-env names a token of your own; --login and --logout are for the token a browser login keeps",
+    };
+  }
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) return { kind: "error", message: `--port must be 0..65535, not ${values.port}` };
   const host = values.host ?? DEFAULT_HOST;
@@ -99,13 +127,16 @@ export function parseConnectArgs(argv: string[], env: Readonly<Record<string, st
   if (!isLoopback(host)) {
     warnings.push(`--host ${host} is not loopback: anyone who can reach this port can use the deployment as you.`);
   }
-  const token = env[tokenEnv];
+  const token = tokenEnv === undefined ? undefined : env[tokenEnv];
   return {
     kind: "run",
     options: {
       deploymentUrl: values.url,
       tokenEnv,
       token: token ? token : undefined,
+      account: values.login ? "login" : values.logout ? "logout" : undefined,
+      noBrowser: values["no-browser"] ?? false,
+      printToken: values["print-token"] ?? false,
       host,
       port,
       configDir: values["config-dir"],

@@ -10,7 +10,8 @@ export interface SetupFacts {
   host: string;
   port: number;
   deploymentUrl: string;
-  tokenEnv: string;
+  /** Where the token came from, for the first line: "$NAME" or the saved login's file. */
+  tokenSource: string;
 }
 
 /** The settings.json entries for Cursor (docs/connector.md#cursor-settings). */
@@ -69,7 +70,7 @@ export function setupText(facts: SetupFacts): string {
   const settings = JSON.stringify(cursorSettings(proxyUrl(facts)), null, 2)
     .replace(/^[{}]$/gm, "")
     .trim();
-  return `byok-connect: ${proxyUrl(facts)} → ${facts.deploymentUrl} (token from $${facts.tokenEnv})
+  return `byok-connect: ${proxyUrl(facts)} → ${facts.deploymentUrl} (token from ${facts.tokenSource})
 CA certificate: ${facts.certPath}
 
 ${trustText(facts.certPath, facts.sha1)}
@@ -81,13 +82,14 @@ Keep this running while Cursor is open; Ctrl-C stops it.
 }
 
 /** `--print-cli`: the same deployment for the `agent` CLI, which needs no proxy or CA. */
-export function cliText(deploymentUrl: string, tokenEnv: string): string {
+/** `key`: the shell text that gives the token, "$NAME" or the command that prints a saved login's token. */
+export function cliText(deploymentUrl: string, key: string): string {
   const url = deploymentUrl.replace(/\/+$/, "");
   return `The agent CLI talks to the deployment directly (no proxy, no CA):
 
-  CURSOR_API_ENDPOINT=${url} CURSOR_API_KEY="$${tokenEnv}" agent
+  CURSOR_API_ENDPOINT=${url} CURSOR_API_KEY="${key}" agent
 
-or with flags:  agent --endpoint ${url} --api-key "$${tokenEnv}"
+or with flags:  agent --endpoint ${url} --api-key "${key}"
 (the token is your byok-edge token: BYOK_TOKEN on a single-user deployment, your own byok_… token on a team one)
 `;
 }

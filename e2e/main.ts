@@ -21,6 +21,8 @@
 //     axe-core on every page (e2e/dashboard.ts);
 //  8. the real Codex CLI runs a code-mode cell on a host, through the gRPC bridge
 //     too (e2e/codex-cli.ts; skipped without `npm run codex:fetch`);
+//  8b. single sign-on with a real OIDC provider: a person signs in to the dashboard, issues a
+//     token in one click and runs a turn; the connector logs in through the browser (e2e/sign-on.ts);
 //  9. a new user's first `npm run dev` with no .dev.vars: it writes one and prints the
 //     token; sign in, add a local server and a model, test it, run a turn (e2e/first-run.ts).
 // Prints "N passed, M failed" last; exits 0 only when all passed.
@@ -39,6 +41,9 @@ import { checkDashboard } from "./dashboard.ts";
 import { checkFirstRun } from "./first-run.ts";
 import { checkRunawayCells, E2E_CELL_CPU_CAP_MS } from "./runaway-cells.ts";
 import { checkSecurityStory } from "./security-story.ts";
+import { checkSignOn } from "./sign-on.ts";
+import { startOidcIdp } from "../test/support/oidc-idp.ts";
+import { IDP_CLIENT } from "../test/support/sign-on-clients.ts";
 import { checkTwoTeams } from "./two-teams.ts";
 import {
   installExitHandlers,
@@ -57,6 +62,8 @@ const UPSTREAM_MODEL = "fake-upstream-model";
 const CONTEXT_WINDOW = 131_072;
 const TEXT_PARTS = ["Hello", " from", " the", " edge", "!"];
 const CALL_TIMEOUT_MS = 15_000;
+/** The identity provider's name on the dashboard's sign-in button. */
+const IDP_NAME = "Test IdP";
 
 interface CheckResult {
   name: string;
@@ -67,7 +74,11 @@ interface CheckResult {
 
 const results: CheckResult[] = [];
 
+/** `npm run e2e -- --only=TEXT`: only the checks whose name holds TEXT (while working on one). */
+const ONLY = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+
 async function check(name: string, body: () => Promise<void>): Promise<void> {
+  if (ONLY !== undefined && !name.includes(ONLY)) return;
   const start = performance.now();
   try {
     await body();
@@ -220,6 +231,8 @@ async function main(): Promise<number> {
 
   const provider = await startFakeProviderServer();
   onCleanup(() => provider.close());
+  const idp = await startOidcIdp();
+  onCleanup(() => idp.close());
   const providerBase = `http://127.0.0.1:${provider.port}`;
 
   const token = toHex(randomBytes(24));
@@ -248,8 +261,13 @@ async function main(): Promise<number> {
         BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",
         ADMIN_TOKEN: adminToken,
         KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+        OIDC_ISSUER: idp.issuer,
+        OIDC_CLIENT_ID: IDP_CLIENT.id,
+        OIDC_CLIENT_SECRET: IDP_CLIENT.secret,
+        OIDC_PROVIDER_NAME: IDP_NAME,
       },
     });
+    await idp.allowRedirect(`${dev.baseUrl}/auth/oidc/callback`);
     const readyMs = performance.now() - started;
     console.log(`wrangler dev ready on ${dev.baseUrl} after ${(readyMs / 1000).toFixed(1)} s (fake provider on :${provider.port})`);
 
@@ -296,6 +314,15 @@ async function main(): Promise<number> {
       adminToken,
       providerBase,
       upstreamModel: UPSTREAM_MODEL,
+      turn: (t, m, k) => checkTurn(dev!, t, providerBase, k, m),
+    });
+    await checkSignOn({
+      check,
+      baseUrl: dev.baseUrl,
+      adminToken,
+      providerBase,
+      upstreamModel: UPSTREAM_MODEL,
+      providerName: IDP_NAME,
       turn: (t, m, k) => checkTurn(dev!, t, providerBase, k, m),
     });
     await checkCodexCli({ check, providerBase, workDir, edge: { baseUrl: dev.baseUrl, token } });

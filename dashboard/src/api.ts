@@ -1,12 +1,13 @@
 // The admin API client of the dashboard: openapi-fetch typed by the declarations
 // generated from the API's own OpenAPI document (api/schema.d.ts, `npm run gen:api`,
-// docs/dashboard.md#the-api-client), with the session's bearer token. Anything but a
+// docs/dashboard.md#the-api-client), with the session's bearer token, or (signed on) the
+// deployment's own cookie. Anything but a
 // 2xx answer throws ApiError, a 400's refused fields keyed by form field
 // (docs/hosting.md#errors). A 401 ends the session it was made for (session.ts), so pages need not.
 import createClient from "openapi-fetch";
 import { formFieldMessages } from "./api/fields.ts";
 import type { components, paths } from "./api/schema.d.ts";
-import { endSessionOf } from "./session.ts";
+import { type Credential, endSessionOf } from "./session.ts";
 import type { Api } from "./types.ts";
 
 /** A model test waits for a provider; everything else answers in well under this. */
@@ -41,11 +42,13 @@ export async function answer<T>(call: Promise<{ data?: T }>): Promise<T> {
   return (await call).data as T;
 }
 
-/** An Api for `token`; `onUnauthorized` runs on a 401 (by default: end this token's session, not a newer one). */
-export function createApi(token: string, onUnauthorized: () => void = () => endSessionOf(token)): Api {
+/** An Api for `credential`; `onUnauthorized` runs on a 401 (by default: end this credential's session, not a newer one). */
+export function createApi(credential: Credential, onUnauthorized: () => void = () => endSessionOf(credential)): Api {
+  const bearer = credential.kind === "token" ? { authorization: `Bearer ${credential.token}` } : {};
   return createClient<paths>({
-    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
-    credentials: "omit",
+    headers: { ...bearer, accept: "application/json" },
+    // A token is sent as itself and no cookie with it; a sign-on is the deployment's cookie (or Access's).
+    credentials: credential.kind === "token" ? "omit" : "same-origin",
     cache: "no-store",
     fetch: (request) => send(request, onUnauthorized),
   });

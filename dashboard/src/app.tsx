@@ -1,7 +1,7 @@
-// The dashboard's shell (docs/dashboard.md): the sign-in form, then the navigation
-// the caller's role allows (GET /api/v1/me), a hash router (#/models …) and the page.
-// The token lives in session.ts; a 401 for the token still signed in signs out with
-// SESSION_ENDED (a late 401 for an older token leaves a newer session alone).
+// The dashboard's shell (docs/dashboard.md): the sign-in form (a token, or the deployment's
+// single sign-on), then the navigation the caller's role allows (GET /api/v1/me), a hash router
+// (#/models …) and the page. The credential lives in session.ts; a 401 for the one still signed
+// in signs out (a late 401 for an older token leaves a newer session alone).
 import type { FunctionComponent } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type Api, ApiError, answer, createApi } from "./api.ts";
@@ -12,7 +12,7 @@ import { RunsPage } from "./pages/runs.tsx";
 import { TeamPage } from "./pages/team.tsx";
 import { TokensPage } from "./pages/tokens.tsx";
 import { UsagePage } from "./pages/usage.tsx";
-import { onSessionChange, type SessionState, sessionState, signIn, signOut } from "./session.ts";
+import { type Credential, credentialKey, onSessionChange, type SessionState, sessionState, signedOn, signIn, signOut } from "./session.ts";
 import type { Me, PageProps } from "./types.ts";
 import { ErrorNotice, errorText } from "./ui/notice.tsx";
 
@@ -38,8 +38,40 @@ function routesFor(me: Me): Route[] {
 export function App() {
   const [session, setSession] = useState<SessionState>(sessionState);
   useEffect(() => onSessionChange(setSession), []);
-  if (session.token === null) return <SignIn endedBecause={session.endedBecause} />;
-  return <SignedIn token={session.token} key={session.token} />;
+  if (session.credential === null) return <SignIn endedBecause={session.endedBecause} />;
+  return <SignedIn credential={session.credential} key={credentialKey(session.credential)} />;
+}
+
+/** What /auth/providers says the deployment offers besides tokens. */
+interface SignOnOffer {
+  oidc: { name: string; login_url: string } | null;
+  access: boolean;
+}
+
+/**
+ * Whether this browser is signed on already (its session cookie, or Access in front): then the
+ * sign-in form is skipped. And what sign-on to offer when it is not.
+ */
+function useSignOn(): SignOnOffer | null {
+  const [offer, setOffer] = useState<SignOnOffer | null>(null);
+  useEffect(() => {
+    let live = true;
+    const probe = createApi({ kind: "sign-on" }, () => {});
+    answer(probe.GET("/api/v1/me")).then(
+      (me) => live && me.signed_in_via !== null && me.signed_in_via !== "token" && signedOn(),
+      () => undefined, // not signed on: the form stays
+    );
+    fetch("/auth/providers", { signal: AbortSignal.timeout(10_000) })
+      .then((res) => (res.ok ? (res.json() as Promise<SignOnOffer>) : null))
+      .then(
+        (found) => live && setOffer(found),
+        () => undefined,
+      );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return offer;
 }
 
 function SignIn({ endedBecause }: { endedBecause: string | null }) {
@@ -47,6 +79,7 @@ function SignIn({ endedBecause }: { endedBecause: string | null }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
+  const offer = useSignOn();
   useEffect(() => {
     inputRef.current?.focus();
     document.title = "Sign in · byok-edge";
@@ -63,7 +96,7 @@ function SignIn({ endedBecause }: { endedBecause: string | null }) {
     setError(null);
     try {
       // Checked before it is kept: a wrong token is a mistake to fix here, not a session that ended.
-      await createApi(value, () => {}).GET("/api/v1/me");
+      await createApi({ kind: "token", token: value }, () => {}).GET("/api/v1/me");
       signIn(value);
     } catch (err) {
       setError(err instanceof ApiError && err.status === 401 ? "That token was not accepted. Check it and try again." : errorText(err));
@@ -105,6 +138,15 @@ function SignIn({ endedBecause }: { endedBecause: string | null }) {
           Sign in
         </button>
       </form>
+      {offer?.oidc && (
+        <div class="card sign-on">
+          <p class="hint">Or, without a token, as the person your company's sign-in says you are:</p>
+          {/* A navigation, not a fetch: the identity provider's pages take over the tab and bring it back signed in. */}
+          <a class="button primary" href={`${offer.oidc.login_url}?return_to=${encodeURIComponent(`/${location.hash}`)}`}>
+            Sign in with {offer.oidc.name}
+          </a>
+        </div>
+      )}
     </main>
   );
 }
@@ -124,8 +166,8 @@ function useHashRoute(): string {
   return route;
 }
 
-function SignedIn({ token }: { token: string }) {
-  const api: Api = useMemo(() => createApi(token), [token]);
+function SignedIn({ credential }: { credential: Credential }) {
+  const api: Api = useMemo(() => createApi(credential), [credential]);
   const [me, setMe] = useState<Me | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
@@ -151,7 +193,7 @@ function SignedIn({ token }: { token: string }) {
               <button type="button" onClick={() => setAttempt((n) => n + 1)}>
                 Try again
               </button>
-              <button type="button" onClick={() => signOut()}>
+              <button type="button" onClick={() => void leave(me, api)}>
                 Sign out
               </button>
             </div>
@@ -212,7 +254,7 @@ function Shell({ api, me }: PageProps) {
         </nav>
         <div class="who">
           <span>{who(me)}</span>
-          <button type="button" onClick={() => signOut()}>
+          <button type="button" onClick={() => void leave(me, api)}>
             Sign out
           </button>
         </div>
@@ -222,6 +264,19 @@ function Shell({ api, me }: PageProps) {
       </main>
     </>
   );
+}
+
+/**
+ * Signs out: a token is forgotten here; a sign-on session is ended at the deployment (its cookie
+ * is HttpOnly); Cloudflare Access is left at its own logout page, or it would sign the tab in again.
+ */
+async function leave(me: Me | null, api: Api): Promise<void> {
+  if (me?.signed_in_via === "access") {
+    location.assign("/cdn-cgi/access/logout");
+    return;
+  }
+  if (me?.signed_in_via === "session") await api.POST("/api/v1/session/logout").catch(() => undefined);
+  signOut();
 }
 
 function who(me: Me): string {

@@ -19,6 +19,7 @@ const ACTIONS = Object.keys({
   "team.rename": true,
   "team.budget": true,
   "team.cell_cpu": true,
+  "team.sso": true,
   "user.add": true,
   "user.role": true,
   "user.limits": true,
@@ -36,6 +37,9 @@ const ACTIONS = Object.keys({
   "model.delete": true,
   "keys.rewrap": true,
   "keys.rotate": true,
+  "sso.sign_in": true,
+  "sso.sign_out": true,
+  "connector.login": true,
 } satisfies Record<AuditAction, true>) as AuditAction[];
 
 interface Filter {

@@ -179,6 +179,7 @@ function UserTokens({ api, me, userId, whose }: PageProps & { userId: string; wh
       ) : (
         <IssueToken
           api={api}
+          me={me}
           userId={userId}
           onIssued={(t) => {
             setIssued(t);
@@ -202,20 +203,16 @@ function UserTokens({ api, me, userId, whose }: PageProps & { userId: string; wh
   );
 }
 
-function IssueToken({ api, userId, onIssued }: { api: PageProps["api"]; userId: string; onIssued: (t: IssuedToken) => void }) {
+function IssueToken({ api, me, userId, onIssued }: PageProps & { userId: string; onIssued: (t: IssuedToken) => void }) {
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
   const form = useApiForm();
-  async function submit(e: Event) {
-    e.preventDefault();
-    // datetime-local is the reader's local time; the API wants ISO-8601 (an unreadable value is sent as typed, for the API to name).
-    const at = expires ? new Date(expires) : null;
-    const expires_at = at === null ? null : Number.isNaN(at.getTime()) ? expires : at.toISOString();
+  const own = userId === me.user?.id;
+  const cap = me.team_max_token_days;
+  async function issue(body: { name: string; expires_at: string | null }) {
     let issued: IssuedToken | undefined;
     const ok = await form.run(async () => {
-      issued = await answer(
-        api.POST("/api/v1/users/{user_id}/tokens", { params: { path: { user_id: userId } }, body: { name, expires_at } }),
-      );
+      issued = await answer(api.POST("/api/v1/users/{user_id}/tokens", { params: { path: { user_id: userId } }, body }));
     });
     if (ok && issued) {
       setName("");
@@ -223,10 +220,32 @@ function IssueToken({ api, userId, onIssued }: { api: PageProps["api"]; userId: 
       onIssued(issued);
     }
   }
+  function submit(e: Event) {
+    e.preventDefault();
+    // datetime-local is the reader's local time; the API wants ISO-8601 (an unreadable value is sent as typed, for the API to name).
+    const at = expires ? new Date(expires) : null;
+    void issue({ name, expires_at: at === null ? null : Number.isNaN(at.getTime()) ? expires : at.toISOString() });
+  }
   return (
     <section class="panel" aria-labelledby="issue-title">
       <h2 id="issue-title">Issue a token</h2>
       <ErrorNotice>{form.alert}</ErrorNotice>
+      {own && (
+        <p class="actions">
+          {/* One click, for the common case: a token for Cursor, named by the day, as long-lived as the team allows. */}
+          <button
+            type="button"
+            class="primary"
+            disabled={form.busy}
+            onClick={() => void issue({ name: `Cursor ${new Date().toISOString().slice(0, 10)}`, expires_at: null })}
+          >
+            New token for Cursor
+          </button>
+          <span class="hint">
+            {cap ? `Expires in ${cap} days, your team's limit.` : "Never expires; revoke it here when you stop using it."}
+          </span>
+        </p>
+      )}
       <form ref={form.formRef} onSubmit={submit} noValidate>
         <div class="grid">
           <TextField
@@ -246,7 +265,7 @@ function IssueToken({ api, userId, onIssued }: { api: PageProps["api"]; userId: 
             value={expires}
             onValue={setExpires}
             error={form.fields.expires_at}
-            hint="Empty: never."
+            hint={cap ? `Empty: in ${cap} days, the team's limit.` : "Empty: never."}
           />
         </div>
         <button type="submit" class="primary" disabled={form.busy}>

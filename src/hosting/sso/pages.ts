@@ -28,7 +28,8 @@ export async function page(
       "content-type": "text/html; charset=utf-8",
       "content-security-policy": loopbackForm ? CSP_LOOPBACK_FORM : CSP,
       "cache-control": "no-store",
-      "referrer-policy": "no-referrer",
+      // Not no-referrer: under it a browser sends `Origin: null` with the form, which the same-origin check refuses.
+      "referrer-policy": "same-origin",
       "x-content-type-options": "nosniff",
     },
   });

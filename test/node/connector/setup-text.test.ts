@@ -11,7 +11,7 @@ const facts = {
   host: "127.0.0.1",
   port: 8790,
   deploymentUrl: "https://byok.example.com",
-  tokenEnv: "BYOK_TOKEN",
+  tokenSource: "$BYOK_TOKEN",
 };
 const quoted = "'/home/me/.config/byok-edge/connector dir/ca.pem'";
 

@@ -18612,24 +18612,196 @@ var require_lib = __commonJS({
 // connector/main.ts
 import { X509Certificate } from "node:crypto";
 
+// connector/account.ts
+import { hostname } from "node:os";
+
+// connector/browser-login.ts
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+var LoginError = class extends Error {
+};
+async function browserLogin(options2) {
+  const state = randomBytes(32).toString("base64url");
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const { redirectUri, code } = await receiveCode(options2, state, challenge);
+  const res = await fetch(new URL("/auth/connector/token", options2.deploymentUrl), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ code, code_verifier: verifier, redirect_uri: redirectUri }),
+    signal: AbortSignal.timeout(3e4)
+  }).catch((error) => {
+    throw new LoginError(`could not reach ${options2.deploymentUrl}: ${error.message}`);
+  });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok || !body.token || !body.token_id) {
+    throw new LoginError(`the deployment refused the login (HTTP ${res.status}): ${body.error?.message ?? "no token in its answer"}`);
+  }
+  return { token: body.token, tokenId: body.token_id };
+}
+function receiveCode(options2, state, challenge) {
+  return new Promise((resolve, reject) => {
+    let redirectUri = "";
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? "/", redirectUri);
+      if (url.pathname !== "/callback") {
+        res.writeHead(404).end();
+        return;
+      }
+      const code = url.searchParams.get("code");
+      const ok = url.searchParams.get("state") === state && !!code;
+      res.writeHead(ok ? 200 : 400, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+      res.end(
+        ok ? "<!doctype html><title>byok-edge</title><p>The connector is signed in. You can close this tab.</p>" : "<!doctype html><title>byok-edge</title><p>This sign-in is not the connector's (its state does not match). Start it again.</p>"
+      );
+      finish(ok ? void 0 : new LoginError("the browser came back with a state that is not this login's; start the login again"), code);
+    });
+    const timer = setTimeout(
+      () => finish(new LoginError(`nobody finished the sign-in within ${Math.round(options2.timeoutMs / 1e3)} s; run --login again`)),
+      options2.timeoutMs
+    );
+    let done = false;
+    function finish(error, code) {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      server.close();
+      server.closeAllConnections();
+      if (error || !code) reject(error ?? new LoginError("no code came back"));
+      else resolve({ redirectUri, code });
+    }
+    server.once("error", (error) => finish(new LoginError(`could not listen on 127.0.0.1: ${error.message}`)));
+    server.listen(0, "127.0.0.1", () => {
+      redirectUri = `http://127.0.0.1:${server.address().port}/callback`;
+      const start = new URL("/auth/connector/start", options2.deploymentUrl);
+      start.search = new URLSearchParams({
+        redirect_uri: redirectUri,
+        state,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        name: options2.name
+      }).toString();
+      options2.open(start.toString());
+    });
+  });
+}
+function openInBrowser(url, env = process.env) {
+  const [command, ...args] = env.BROWSER ? [env.BROWSER, url] : process.platform === "darwin" ? ["open", url] : process.platform === "win32" ? ["cmd", "/c", "start", "", url] : ["xdg-open", url];
+  const child = spawn(command, args, { stdio: "ignore", detached: true });
+  child.on("error", () => void 0);
+  child.unref();
+}
+
+// connector/saved-login.ts
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+function loginPath(configDir2) {
+  return join(configDir2, "login.json");
+}
+function keyOf(deploymentUrl) {
+  return new URL(deploymentUrl).origin;
+}
+function readAll(configDir2) {
+  const path = loginPath(configDir2);
+  if (!existsSync(path)) return {};
+  try {
+    const parsed2 = JSON.parse(readFileSync(path, "utf8"));
+    return typeof parsed2 === "object" && parsed2 !== null ? parsed2 : {};
+  } catch {
+    throw new Error(`${path} is not valid JSON; delete it and log in again`);
+  }
+}
+function writeAll(configDir2, logins) {
+  mkdirSync(configDir2, { recursive: true, mode: 448 });
+  const path = loginPath(configDir2);
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(logins, null, 2)}
+`, { mode: 384 });
+  chmodSync(temporary, 384);
+  renameSync(temporary, path);
+}
+function savedLogin(configDir2, deploymentUrl) {
+  return readAll(configDir2)[keyOf(deploymentUrl)];
+}
+function saveLogin(configDir2, deploymentUrl, login) {
+  writeAll(configDir2, { ...readAll(configDir2), [keyOf(deploymentUrl)]: login });
+}
+function forgetLogin(configDir2, deploymentUrl) {
+  const logins = readAll(configDir2);
+  const key = keyOf(deploymentUrl);
+  if (!(key in logins)) return false;
+  delete logins[key];
+  writeAll(configDir2, logins);
+  return true;
+}
+
+// connector/account.ts
+var LOGIN_TIMEOUT_MS = 5 * 6e4;
+async function logIn(deploymentUrl, configDir2, noBrowser, say2) {
+  const open = (url) => {
+    say2(
+      noBrowser ? `open this URL in your browser to sign in:
+  ${url}` : `opening your browser to sign in; if it does not open, go to:
+  ${url}`
+    );
+    if (!noBrowser) openInBrowser(url);
+  };
+  const { token: token2, tokenId } = await browserLogin({ deploymentUrl, name: `connector on ${hostname()}`, timeoutMs: LOGIN_TIMEOUT_MS, open });
+  const email = await emailOf(deploymentUrl, token2);
+  saveLogin(configDir2, deploymentUrl, { token: token2, tokenId, email, savedAt: (/* @__PURE__ */ new Date()).toISOString() });
+  say2(`signed in${email ? ` as ${email}` : ""}; the token is kept in ${loginPath(configDir2)}`);
+}
+async function logOut(deploymentUrl, configDir2, say2) {
+  const login = savedLogin(configDir2, deploymentUrl);
+  if (!login) {
+    say2(`no login is kept for ${new URL(deploymentUrl).origin} in ${configDir2}; nothing to do`);
+    return;
+  }
+  const res = await fetch(new URL(`/api/v1/tokens/${encodeURIComponent(login.tokenId)}`, deploymentUrl), {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${login.token}` },
+    signal: AbortSignal.timeout(3e4)
+  }).catch((error) => {
+    throw new LoginError(`could not reach ${deploymentUrl} to revoke the token (it is kept): ${error.message}`);
+  });
+  if (res.status !== 204 && res.status !== 401) {
+    throw new LoginError(`the deployment did not revoke the token (HTTP ${res.status}); it is kept, try again`);
+  }
+  forgetLogin(configDir2, deploymentUrl);
+  say2(`logged out: the token is revoked and deleted from ${loginPath(configDir2)}`);
+}
+async function emailOf(deploymentUrl, token2) {
+  try {
+    const res = await fetch(new URL("/api/v1/me", deploymentUrl), {
+      headers: { authorization: `Bearer ${token2}` },
+      signal: AbortSignal.timeout(1e4)
+    });
+    const body = await res.json();
+    return body.user?.email ?? null;
+  } catch {
+    return null;
+  }
+}
+
 // connector/ca.ts
 var import_node_forge = __toESM(require_lib(), 1);
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes as randomBytes2 } from "node:crypto";
 import {
-  chmodSync,
+  chmodSync as chmodSync2,
   closeSync,
-  existsSync,
+  existsSync as existsSync2,
   fsyncSync,
-  mkdirSync,
+  mkdirSync as mkdirSync2,
   openSync,
-  readFileSync,
-  renameSync,
+  readFileSync as readFileSync2,
+  renameSync as renameSync2,
   statSync,
   unlinkSync,
   writeSync
 } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join as join2 } from "node:path";
 
 // connector/routes.ts
 var ROUTED_HOSTS = ["api2.cursor.sh", "agentn.api5.cursor.sh", "agentn.global.api5.cursor.sh"];
@@ -18660,16 +18832,16 @@ var CaError = class extends Error {
 var CA_VALIDITY_YEARS = 10;
 var CA_COMMON_NAME = "byok-edge connector CA";
 function defaultConfigDir(env = process.env, platform = process.platform) {
-  if (platform === "win32") return join(env.APPDATA ?? join(homedir(), "AppData", "Roaming"), "byok-edge", "connector");
-  if (platform === "darwin") return join(homedir(), "Library", "Application Support", "byok-edge", "connector");
+  if (platform === "win32") return join2(env.APPDATA ?? join2(homedir(), "AppData", "Roaming"), "byok-edge", "connector");
+  if (platform === "darwin") return join2(homedir(), "Library", "Application Support", "byok-edge", "connector");
   const xdg = env.XDG_CONFIG_HOME;
-  return join(xdg?.startsWith("/") ? xdg : join(homedir(), ".config"), "byok-edge", "connector");
+  return join2(xdg?.startsWith("/") ? xdg : join2(homedir(), ".config"), "byok-edge", "connector");
 }
 function loadOrCreateCa(dir, hosts = ROUTED_HOSTS) {
-  const keyPath = join(dir, "ca.key");
-  const certPath = join(dir, "ca.pem");
-  if (existsSync(keyPath)) return load(keyPath, certPath);
-  mkdirSync(dir, { recursive: true, mode: 448 });
+  const keyPath = join2(dir, "ca.key");
+  const certPath = join2(dir, "ca.pem");
+  if (existsSync2(keyPath)) return load(keyPath, certPath);
+  mkdirSync2(dir, { recursive: true, mode: 448 });
   const { cert, key, certPem, keyPem } = generate(hosts);
   writeAtomically(certPath, certPem, 420);
   writeAtomically(keyPath, keyPem, 384);
@@ -18689,15 +18861,15 @@ Fix: chmod 600 '${keyPath}' (or delete the folder to create a new CA, and trust 
       throw new CaError(`${keyPath} belongs to another user (uid ${st.uid}); the connector will not use it.`);
     }
   }
-  if (!existsSync(certPath)) {
+  if (!existsSync2(certPath)) {
     throw new CaError(`${keyPath} exists but ${certPath} does not. Delete both to create a new CA (and trust the new one).`);
   }
-  const certPem = readFileSync(certPath, "utf8");
+  const certPem = readFileSync2(certPath, "utf8");
   let cert;
   let key;
   try {
     cert = import_node_forge.default.pki.certificateFromPem(certPem);
-    key = import_node_forge.default.pki.privateKeyFromPem(readFileSync(keyPath, "utf8"));
+    key = import_node_forge.default.pki.privateKeyFromPem(readFileSync2(keyPath, "utf8"));
   } catch {
     throw new CaError(`${certPath} or ${keyPath} is not a readable PEM certificate/key. Delete both to create a new CA.`);
   }
@@ -18750,12 +18922,12 @@ function nameConstraints(hosts) {
   return { id: "2.5.29.30", critical: true, value };
 }
 function serialNumber() {
-  const bytes = randomBytes(16);
+  const bytes = randomBytes2(16);
   bytes[0] = bytes[0] & 127;
   return bytes.toString("hex");
 }
 function writeAtomically(path, content, mode) {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const tmp = `${path}.${process.pid}.${randomBytes2(4).toString("hex")}.tmp`;
   const fd = openSync(tmp, "wx", mode);
   try {
     writeSync(fd, content);
@@ -18764,8 +18936,8 @@ function writeAtomically(path, content, mode) {
     closeSync(fd);
   }
   try {
-    chmodSync(tmp, mode);
-    renameSync(tmp, path);
+    chmodSync2(tmp, mode);
+    renameSync2(tmp, path);
   } catch (error) {
     unlinkSync(tmp);
     throw error;
@@ -18777,20 +18949,26 @@ import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 var DEFAULT_PORT = 8790;
 var DEFAULT_HOST = "127.0.0.1";
-var USAGE = `usage: npm run connect -- --url URL --token-env NAME [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}]
-                          [--config-dir DIR] [--print-cli]
-   (or: byok-connect --url URL --token-env NAME \u2026)
+var USAGE = `usage: npm run connect -- --url URL [--login | --token-env NAME] [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}]
+                          [--config-dir DIR] [--print-cli] [--print-token] [--no-browser]
+       npm run connect -- --url URL --logout
+   (or: byok-connect --url URL \u2026)
 
 A local HTTPS proxy for the Cursor app: the agent and model paths of Cursor's API
 go to the byok-edge deployment at URL with your token, everything else to Cursor
 unchanged. Prints how to trust its CA and what to put in Cursor's settings.
 
   --url URL          the deployment, e.g. https://byok.example.com
-  --token-env NAME   the environment variable holding your byok-edge token
+  --login            sign in through your browser; the new token is kept in the config folder
+                     (mode 0600) and used from then on, without --token-env
+  --logout           revoke the kept token and delete it
+  --token-env NAME   the environment variable holding your byok-edge token (instead of a login)
   --port N           where to listen (default ${DEFAULT_PORT})
   --host ADDR        the address to listen on (default ${DEFAULT_HOST}; keep it on loopback)
   --config-dir DIR   where the CA lives (default: the user's config folder, byok-edge/connector)
   --print-cli        print what the \`agent\` CLI needs for the same deployment, and exit
+  --print-token      print the token (the kept login's, or --token-env's), and exit
+  --no-browser       print the sign-in URL instead of opening the default browser
 `;
 function isLoopback(host) {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
@@ -18810,6 +18988,10 @@ function parseConnectArgs(argv, env) {
         host: { type: "string" },
         "config-dir": { type: "string" },
         "print-cli": { type: "boolean" },
+        "print-token": { type: "boolean" },
+        login: { type: "boolean" },
+        logout: { type: "boolean" },
+        "no-browser": { type: "boolean" },
         help: { type: "boolean", short: "h" }
       },
       strict: true,
@@ -18828,11 +19010,18 @@ function parseConnectArgs(argv, env) {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     return { kind: "error", message: `--url must be http:// or https://, not ${url.protocol}` };
-  if (url.username || url.password) return { kind: "error", message: "--url must not carry credentials; the token comes from --token-env" };
+  if (url.username || url.password)
+    return { kind: "error", message: "--url must not carry credentials; the token comes from a login or --token-env" };
   const tokenEnv = values["token-env"];
-  if (!tokenEnv) return { kind: "error", message: "--token-env is required (the name of the environment variable holding your token)" };
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
+  if (tokenEnv !== void 0 && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
     return { kind: "error", message: `--token-env must be a variable name, not ${JSON.stringify(tokenEnv)}` };
+  if (values.login && values.logout) return { kind: "error", message: "--login and --logout cannot be given together" };
+  if (tokenEnv !== void 0 && (values.login || values.logout)) {
+    return {
+      kind: "error",
+      message: "--token-env names a token of your own; --login and --logout are for the token a browser login keeps"
+    };
+  }
   const port = values.port === void 0 ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) return { kind: "error", message: `--port must be 0..65535, not ${values.port}` };
   const host = values.host ?? DEFAULT_HOST;
@@ -18843,13 +19032,16 @@ function parseConnectArgs(argv, env) {
   if (!isLoopback(host)) {
     warnings.push(`--host ${host} is not loopback: anyone who can reach this port can use the deployment as you.`);
   }
-  const token = env[tokenEnv];
+  const token2 = tokenEnv === void 0 ? void 0 : env[tokenEnv];
   return {
     kind: "run",
     options: {
       deploymentUrl: values.url,
       tokenEnv,
-      token: token ? token : void 0,
+      token: token2 ? token2 : void 0,
+      account: values.login ? "login" : values.logout ? "logout" : void 0,
+      noBrowser: values["no-browser"] ?? false,
+      printToken: values["print-token"] ?? false,
       host,
       port,
       configDir: values["config-dir"],
@@ -18861,7 +19053,7 @@ function parseConnectArgs(argv, env) {
 
 // connector/proxy.ts
 import {
-  createServer,
+  createServer as createServer2,
   Agent as HttpAgent,
   request as httpRequest
 } from "node:http";
@@ -19063,7 +19255,7 @@ async function startConnector(options2) {
     relay(req, res, upstream, host, () => {
     });
   }
-  const inner = createServer({ requestTimeout: 0 }, (req, res) => {
+  const inner = createServer2({ requestTimeout: 0 }, (req, res) => {
     const host = mitmHost.get(req.socket);
     if (host === void 0) {
       res.destroy();
@@ -19111,7 +19303,7 @@ async function startConnector(options2) {
     client.on("error", () => upstream.destroy());
     client.on("close", () => upstream.destroy());
   }
-  const outer = createServer({ requestTimeout: 0 }, (req, res) => {
+  const outer = createServer2({ requestTimeout: 0 }, (req, res) => {
     let url;
     try {
       url = new URL(req.url ?? "");
@@ -19180,7 +19372,7 @@ function parseAuthority(authority) {
   return { host: match[1].replace(/^\[|\]$/g, ""), port };
 }
 function withoutHopByHop(headers, drop = []) {
-  const listed = String(headers.connection ?? "").split(",").map((token) => token.trim().toLowerCase()).filter(Boolean);
+  const listed = String(headers.connection ?? "").split(",").map((token2) => token2.trim().toLowerCase()).filter(Boolean);
   const out = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === void 0 || HOP_BY_HOP.has(name) || listed.includes(name) || drop.includes(name)) continue;
@@ -19236,7 +19428,7 @@ To undo:
 }
 function setupText(facts) {
   const settings = JSON.stringify(cursorSettings(proxyUrl(facts)), null, 2).replace(/^[{}]$/gm, "").trim();
-  return `byok-connect: ${proxyUrl(facts)} \u2192 ${facts.deploymentUrl} (token from $${facts.tokenEnv})
+  return `byok-connect: ${proxyUrl(facts)} \u2192 ${facts.deploymentUrl} (token from ${facts.tokenSource})
 CA certificate: ${facts.certPath}
 
 ${trustText(facts.certPath, facts.sha1)}
@@ -19246,13 +19438,13 @@ Cursor: add to settings.json (Command Palette \u2192 "Preferences: Open User Set
 Keep this running while Cursor is open; Ctrl-C stops it.
 `;
 }
-function cliText(deploymentUrl, tokenEnv) {
+function cliText(deploymentUrl, key) {
   const url = deploymentUrl.replace(/\/+$/, "");
   return `The agent CLI talks to the deployment directly (no proxy, no CA):
 
-  CURSOR_API_ENDPOINT=${url} CURSOR_API_KEY="$${tokenEnv}" agent
+  CURSOR_API_ENDPOINT=${url} CURSOR_API_KEY="${key}" agent
 
-or with flags:  agent --endpoint ${url} --api-key "$${tokenEnv}"
+or with flags:  agent --endpoint ${url} --api-key "${key}"
 (the token is your byok-edge token: BYOK_TOKEN on a single-user deployment, your own byok_\u2026 token on a team one)
 `;
 }
@@ -19273,16 +19465,41 @@ ${USAGE}`);
 }
 var { options } = parsed;
 for (const warning of options.warnings) say(`warning: ${warning}`);
-if (options.printCli) {
-  if (options.token === void 0) say(`warning: ${options.tokenEnv} is not set in this shell; set it before running agent`);
-  process.stdout.write(cliText(options.deploymentUrl, options.tokenEnv));
+var configDir = options.configDir ?? defaultConfigDir();
+try {
+  if (options.account === "logout") {
+    await logOut(options.deploymentUrl, configDir, say);
+    process.exit(0);
+  }
+  if (options.account === "login") await logIn(options.deploymentUrl, configDir, options.noBrowser, say);
+} catch (error) {
+  say(error instanceof LoginError ? error.message : `the login failed: ${error.message}`);
+  process.exit(1);
+}
+var kept = options.tokenEnv === void 0 ? savedLogin(configDir, options.deploymentUrl) : void 0;
+var token = options.tokenEnv === void 0 ? kept?.token : options.token;
+var tokenSource = options.tokenEnv === void 0 ? loginPath(configDir) : `$${options.tokenEnv}`;
+var missing = options.tokenEnv === void 0 ? `no token: log in with --login (or name a variable holding your token with --token-env)` : `${options.tokenEnv} is not set or empty: export your byok-edge token in it (the token is never taken from the command line)`;
+if (options.printToken) {
+  if (token === void 0) {
+    say(missing);
+    process.exit(2);
+  }
+  process.stdout.write(`${token}
+`);
   process.exit(0);
 }
-if (options.token === void 0) {
-  say(`${options.tokenEnv} is not set or empty: export your byok-edge token in it (the token is never taken from the command line)`);
+if (options.printCli) {
+  if (token === void 0) say(`warning: ${missing}`);
+  const configFlag = options.configDir ? ` --config-dir ${options.configDir}` : "";
+  const key = options.tokenEnv ? `$${options.tokenEnv}` : `$(npm run --silent connect -- --url ${options.deploymentUrl}${configFlag} --print-token)`;
+  process.stdout.write(cliText(options.deploymentUrl, key));
+  process.exit(0);
+}
+if (token === void 0) {
+  say(missing);
   process.exit(2);
 }
-var configDir = options.configDir ?? defaultConfigDir();
 var ca;
 try {
   ca = loadOrCreateCa(configDir);
@@ -19295,7 +19512,7 @@ var connector;
 try {
   connector = await startConnector({
     deploymentUrl: options.deploymentUrl,
-    token: options.token,
+    token,
     ca,
     host: options.host,
     port: options.port,
@@ -19321,6 +19538,6 @@ process.stdout.write(
     host: options.host,
     port: connector.port,
     deploymentUrl: options.deploymentUrl,
-    tokenEnv: options.tokenEnv
+    tokenSource
   })
 );

@@ -183,7 +183,11 @@ function startConnector(args: string[]) {
   const take = (chunk: Buffer) => {
     for (const line of chunk.toString("utf8").split("\n")) {
       lines.push(line);
-      for (const w of waiters) if (w.test(line)) waiters.delete(w), w.found.resolve(line);
+      for (const w of waiters) {
+        if (!w.test(line)) continue;
+        waiters.delete(w);
+        w.found.resolve(line);
+      }
     }
   };
   child.stdout?.on("data", take);

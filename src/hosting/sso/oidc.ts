@@ -82,7 +82,8 @@ export async function finishOidc(config: OidcConfig, callbackUrl: URL, redirectU
     const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : "";
     if (!email.includes("@"))
       throw new AppError("permission_denied", "the identity provider sent no email for you (ask for the email scope)");
-    return { email, emailVerified: claims.email_verified === true };
+    // Entra ID says it as `xms_edov` (its optional claim: the email's domain owner verified it).
+    return { email, emailVerified: claims.email_verified === true || claims.xms_edov === true };
   } catch (err) {
     throw refusal(err);
   }

@@ -39,7 +39,7 @@ export const connectorGrants = sqliteTable("connector_grants", {
   tokenId: text("token_id")
     .notNull()
     .references(() => tokens.id),
-  /** The token, sealed under a key derived from the code (src/hosting/sso/connector-grant.ts). */
+  /** The token, sealed under a key derived from the code (src/hosting/sso/connector-login.ts). */
   sealedToken: text("sealed_token").notNull(),
   /** PKCE S256 challenge the connector sent. */
   codeChallenge: text("code_challenge").notNull(),

@@ -18749,7 +18749,12 @@ async function logIn(deploymentUrl, configDir2, noBrowser, say2) {
   };
   const { token: token2, tokenId } = await browserLogin({ deploymentUrl, name: `connector on ${hostname()}`, timeoutMs: LOGIN_TIMEOUT_MS, open });
   const email = await emailOf(deploymentUrl, token2);
+  const previous = savedLogin(configDir2, deploymentUrl);
   saveLogin(configDir2, deploymentUrl, { token: token2, tokenId, email, savedAt: (/* @__PURE__ */ new Date()).toISOString() });
+  if (previous)
+    await revoke(deploymentUrl, previous).catch(
+      () => say2(`could not revoke the previous token ${previous.tokenId}; revoke it in the dashboard`)
+    );
   say2(`signed in${email ? ` as ${email}` : ""}; the token is kept in ${loginPath(configDir2)}`);
 }
 async function logOut(deploymentUrl, configDir2, say2) {
@@ -18758,6 +18763,11 @@ async function logOut(deploymentUrl, configDir2, say2) {
     say2(`no login is kept for ${new URL(deploymentUrl).origin} in ${configDir2}; nothing to do`);
     return;
   }
+  await revoke(deploymentUrl, login);
+  forgetLogin(configDir2, deploymentUrl);
+  say2(`logged out: the token is revoked and deleted from ${loginPath(configDir2)}`);
+}
+async function revoke(deploymentUrl, login) {
   const res = await fetch(new URL(`/api/v1/tokens/${encodeURIComponent(login.tokenId)}`, deploymentUrl), {
     method: "DELETE",
     headers: { authorization: `Bearer ${login.token}` },
@@ -18768,8 +18778,6 @@ async function logOut(deploymentUrl, configDir2, say2) {
   if (res.status !== 204 && res.status !== 401) {
     throw new LoginError(`the deployment did not revoke the token (HTTP ${res.status}); it is kept, try again`);
   }
-  forgetLogin(configDir2, deploymentUrl);
-  say2(`logged out: the token is revoked and deleted from ${loginPath(configDir2)}`);
 }
 async function emailOf(deploymentUrl, token2) {
   try {

@@ -4,7 +4,7 @@
 // kept one.
 import { hostname } from "node:os";
 import { browserLogin, LoginError, openInBrowser } from "./browser-login.ts";
-import { forgetLogin, loginPath, savedLogin, saveLogin } from "./saved-login.ts";
+import { forgetLogin, loginPath, type SavedLogin, savedLogin, saveLogin } from "./saved-login.ts";
 
 const LOGIN_TIMEOUT_MS = 5 * 60_000;
 
@@ -22,7 +22,13 @@ export async function logIn(deploymentUrl: string, configDir: string, noBrowser:
   };
   const { token, tokenId } = await browserLogin({ deploymentUrl, name: `connector on ${hostname()}`, timeoutMs: LOGIN_TIMEOUT_MS, open });
   const email = await emailOf(deploymentUrl, token);
+  const previous = savedLogin(configDir, deploymentUrl);
   saveLogin(configDir, deploymentUrl, { token, tokenId, email, savedAt: new Date().toISOString() });
+  // The login this one replaces is not left live and forgotten.
+  if (previous)
+    await revoke(deploymentUrl, previous).catch(() =>
+      say(`could not revoke the previous token ${previous.tokenId}; revoke it in the dashboard`),
+    );
   say(`signed in${email ? ` as ${email}` : ""}; the token is kept in ${loginPath(configDir)}`);
 }
 
@@ -33,6 +39,13 @@ export async function logOut(deploymentUrl: string, configDir: string, say: Say)
     say(`no login is kept for ${new URL(deploymentUrl).origin} in ${configDir}; nothing to do`);
     return;
   }
+  await revoke(deploymentUrl, login);
+  forgetLogin(configDir, deploymentUrl);
+  say(`logged out: the token is revoked and deleted from ${loginPath(configDir)}`);
+}
+
+/** Revokes a kept token at the deployment; one it no longer takes (401: revoked, expired, its user removed) opens nothing already. */
+async function revoke(deploymentUrl: string, login: SavedLogin): Promise<void> {
   const res = await fetch(new URL(`/api/v1/tokens/${encodeURIComponent(login.tokenId)}`, deploymentUrl), {
     method: "DELETE",
     headers: { authorization: `Bearer ${login.token}` },
@@ -40,12 +53,9 @@ export async function logOut(deploymentUrl: string, configDir: string, say: Say)
   }).catch((error: unknown) => {
     throw new LoginError(`could not reach ${deploymentUrl} to revoke the token (it is kept): ${(error as Error).message}`);
   });
-  // 401: revoked or expired already, or its user removed; either way it opens nothing any more.
   if (res.status !== 204 && res.status !== 401) {
     throw new LoginError(`the deployment did not revoke the token (HTTP ${res.status}); it is kept, try again`);
   }
-  forgetLogin(configDir, deploymentUrl);
-  say(`logged out: the token is revoked and deleted from ${loginPath(configDir)}`);
 }
 
 async function emailOf(deploymentUrl: string, token: string): Promise<string | null> {

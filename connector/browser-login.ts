@@ -1,5 +1,5 @@
 // `--login` (docs/connector.md#logging-in-through-the-browser): the loopback flow of OAuth for
-// native apps (RFC 8252) against the deployment's /auth/connector routes. A one-shot HTTP server
+// native apps against the deployment's /auth/connector routes. A one-shot HTTP server
 // on 127.0.0.1 at a random port receives the browser's redirect; `state` ties it to this login
 // and a PKCE verifier, which never leaves this process, to the code; the first redirect ends the
 // server, and a login nobody finishes ends after the timeout.

@@ -107,7 +107,7 @@ export class Browser {
   }
 
   session(): string | undefined {
-    return this.jar.get(BASE, "byok_session");
+    return this.jar.get(BASE, "__Host-byok_session");
   }
 
   /** An admin API call as this browser: its cookies, and Origin as the dashboard's own pages send it. */

@@ -2216,7 +2216,7 @@ export interface components {
        */
       code_mode_cpu_ms?: number | null;
       /**
-       * @description Email domains whose verified people sign in to this team through single sign-on
+       * @description Email domains whose verified people sign in to this team through single sign-on; the operator's to set (a domain is claimed for the whole deployment)
        * @example [
        *       "acme.com"
        *     ]
@@ -2228,7 +2228,7 @@ export interface components {
        */
       sso_default_role?: "admin" | "member";
       /**
-       * @description The longest lifetime, in days, of a token the team's users issue themselves; null: no cap
+       * @description The longest lifetime, in days, of any new token of the team's users, whoever issues it; null: no cap
        * @example 90
        */
       max_token_days?: number | null;

@@ -5,7 +5,8 @@
 // bearer token; one file per resource, listed in RESOURCES.
 import { bodyLimit } from "hono/body-limit";
 import { authenticate } from "../auth/principal.ts";
-import { AppError } from "../../core/errors.ts";
+import { AppError, Code } from "../../core/errors.ts";
+import { sessionCookie } from "../sso/session.ts";
 import { budgetRoutes } from "./budget-routes.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { auditRoutes } from "./audit-routes.ts";
@@ -66,8 +67,20 @@ adminApi.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
 
 adminApi.get("/openapi.json", (c) => c.json(openApiDocument()));
 
+// Logging out clears the session cookie even when the session has ended already (it is HttpOnly:
+// the page cannot), so an ended cookie is never left behind to be refused on every call.
+adminApi.post("/v1/session/logout", async (c, next) => {
+  try {
+    c.set("principal", await authenticate(c.req.raw, c.env, c.executionCtx, { signOn: true }));
+  } catch (err) {
+    if (err instanceof AppError && err.code === Code.Unauthenticated) return c.body(null, 204, { "set-cookie": sessionCookie("", 0) });
+    throw err;
+  }
+  await next();
+});
+
 adminApi.use("/v1/*", async (c, next) => {
-  c.set("principal", await authenticate(c.req.raw, c.env, c.executionCtx, { signOn: true }));
+  if (!c.get("principal")) c.set("principal", await authenticate(c.req.raw, c.env, c.executionCtx, { signOn: true }));
   await next();
 });
 

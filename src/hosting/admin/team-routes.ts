@@ -37,10 +37,14 @@ const Domain = z
 const SsoDomains = z
   .array(Domain)
   .max(50)
-  .openapi({ description: "Email domains whose verified people sign in to this team through single sign-on", example: ["acme.com"] });
+  .openapi({
+    description:
+      "Email domains whose verified people sign in to this team through single sign-on; the operator's to set (a domain is claimed for the whole deployment)",
+    example: ["acme.com"],
+  });
 const SsoDefaultRole = z.enum(["admin", "member"]).openapi({ description: "The role of a person created by their first sign-in" });
 const MaxTokenDays = z.int().min(1).max(3650).nullable().openapi({
-  description: "The longest lifetime, in days, of a token the team's users issue themselves; null: no cap",
+  description: "The longest lifetime, in days, of any new token of the team's users, whoever issues it; null: no cap",
   example: 90,
 });
 
@@ -143,6 +147,10 @@ teamRoutes.openapi(
     const db = d1(c.env.DB);
     const team = within(await teamById(db, team_id), (t) => teamReach(c.var.principal, t.id), "manage", `team ${team_id}`);
     if (body.name !== undefined) refuseReservedName(body.name);
+    // A domain is claimed for the whole deployment: a team's admin could otherwise take gmail.com, or another company's.
+    if (body.sso_domains !== undefined && c.var.principal.kind !== "operator") {
+      throw new AppError("permission_denied", "only the operator sets a team's sso_domains (a domain is claimed for the whole deployment)");
+    }
     const patch: TeamPatch = {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.monthly_token_budget !== undefined && { monthlyTokenBudget: body.monthly_token_budget }),
@@ -162,14 +170,12 @@ teamRoutes.openapi(
     }));
     const [first, ...rest] = recorded;
     const audit = first ? auditEntries(c, now, [first, ...rest]) : [];
-    const updated = await updateTeam(db, team.id, patch, now, audit, domains ? replaceDomains(db, team.id, domains) : []).catch(
-      async (err: unknown) => {
-        await refuseTakenDomain(db, team.id, domains); // taken by another team between the check and the batch
-        throw err;
-      },
-    );
+    const updated = await updateTeam(db, team.id, patch, now, audit, domains ? replaceDomains(db, team.id, domains) : []);
     forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
-    if ("conflict" in updated) throw new AppError("already_exists", `a team named "${body.name}" already exists`);
+    if ("conflict" in updated) {
+      await refuseTakenDomain(db, team.id, domains); // taken by another team between the check and the batch
+      throw new AppError("already_exists", `a team named "${body.name}" already exists`);
+    }
     return c.json(teamJson(updated.team, domains ?? oldDomains), 200);
   },
 );

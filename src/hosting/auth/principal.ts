@@ -112,13 +112,13 @@ async function identify(
 }
 
 /** What a request without a bearer token signs on with: its session cookie, else an Access assertion (when Access is configured). */
-type SignOnProof = { kind: "session"; secret: string } | { kind: "access"; secret: string };
+type SignOnProof = { kind: "session"; secret: string; assertion: string | undefined } | { kind: "access"; secret: string };
 
 function signOnProof(request: Request, env: AuthEnv): SignOnProof | undefined {
+  const assertion = (accessConfig(env) && request.headers.get(ACCESS_HEADER)) || undefined;
   const session = sessionCookieOf(request);
-  if (session !== undefined) return { kind: "session", secret: session };
-  const assertion = request.headers.get(ACCESS_HEADER);
-  if (assertion && accessConfig(env)) return { kind: "access", secret: assertion };
+  if (session !== undefined) return { kind: "session", secret: session, assertion };
+  if (assertion) return { kind: "access", secret: assertion };
   return undefined;
 }
 
@@ -135,8 +135,10 @@ async function signedOn(
   }
   if (proof.kind === "session") {
     const user = isUserTokenShape(proof.secret) ? await userOfToken(proof.secret, tokenHash, env.DB, ctx, "session") : undefined;
-    if (!user) throw new AppError("unauthenticated", "your sign-in session has ended or is not valid; sign in again");
-    return user;
+    if (user) return user;
+    // An ended session's cookie, left in a browser Access still lets through: Access says who it is.
+    if (proof.assertion) return signedOn({ kind: "access", secret: proof.assertion }, tokenHash, request, env, ctx);
+    throw new AppError("unauthenticated", "your sign-in session has ended or is not valid; sign in again");
   }
   const config = accessConfig(env);
   if (!config) throw new AppError("unauthenticated", "Cloudflare Access is not configured here");

@@ -14,7 +14,7 @@ const TTL_MS = 5_000;
 const MAX_PEOPLE = 10_000;
 const MAX_SEEN = 20_000;
 
-const people = new Map<string, { user: UserRow; untilMs: number }>();
+const people = new Map<string, ({ user: UserRow } | { refusal: AppError }) & { untilMs: number }>();
 /** Assertions (by hash) whose sign-in or failure this isolate has recorded. */
 const seen = new Set<string>();
 
@@ -23,29 +23,41 @@ export async function accessUser(config: AccessConfig, assertion: string, reques
   const db = d1(database);
   const from = signInRequest(request, "access");
   const key = await sha256Hex(assertion);
-  const firstSight = !seen.has(key);
-  if (firstSight) remember(key);
   const now = Date.now();
   let email: string;
   try {
     ({ email } = await verifyAccessAssertion(config, assertion));
   } catch (err) {
-    if (firstSight && err instanceof AppError && err.code !== Code.Unavailable) await recordSignInFailure(db, from, now, err.message);
+    // Keys that could not be fetched say nothing of the assertion: it is recorded when it is decided.
+    if (err instanceof AppError && err.code !== Code.Unavailable && !seen.has(key)) {
+      remember(key);
+      await recordSignInFailure(db, from, now, err.rawMessage);
+    }
     throw err;
   }
   const cached = people.get(email);
-  if (cached && now < cached.untilMs) return cached.user;
-  const user = await userForEmail(db, email, true, from, now);
-  if (firstSight) await recordSignIn(db, from, now, user);
+  if (cached && now < cached.untilMs && "refusal" in cached) throw cached.refusal;
+  let user: UserRow;
+  try {
+    user = cached && now < cached.untilMs && "user" in cached ? cached.user : await userForEmail(db, email, true, from, now);
+  } catch (err) {
+    // A refusal is decided (and recorded) once per 5 s, not on every request the browser makes meanwhile.
+    if (err instanceof AppError && err.code === Code.PermissionDenied) people.set(email, { refusal: err, untilMs: now + TTL_MS });
+    throw err;
+  }
+  if (!seen.has(key)) {
+    remember(key);
+    await recordSignIn(db, from, now, user);
+  }
   people.delete(email);
-  people.set(email, { user, untilMs: now + TTL_MS });
+  people.set(email, { user, untilMs: cached && now < cached.untilMs ? cached.untilMs : now + TTL_MS });
   if (people.size > MAX_PEOPLE) people.delete(people.keys().next().value ?? "");
   return user;
 }
 
 /** This isolate forgets who an email is at once (a removal here; other isolates within 5 s). */
 export function forgetAccessUser(userId: string): void {
-  for (const [email, entry] of people) if (entry.user.id === userId) people.delete(email);
+  for (const [email, entry] of people) if ("user" in entry && entry.user.id === userId) people.delete(email);
 }
 
 function remember(key: string): void {

@@ -4,7 +4,7 @@
 // know, at most every 30 s). RS256 only; `aud`, `iss`, `exp` and `nbf` are checked.
 import { createRemoteJWKSet, errors, jwtVerify } from "jose";
 import { AppError } from "../../core/errors.ts";
-import type { AccessConfig } from "./sso-config.ts";
+import { type AccessConfig, emailClaim } from "./sso-config.ts";
 
 export const ACCESS_HEADER = "cf-access-jwt-assertion";
 
@@ -32,8 +32,8 @@ export async function verifyAccessAssertion(config: AccessConfig, assertion: str
       throw new AppError("unavailable", "Cloudflare Access's signing keys could not be fetched just now; try again");
     throw new AppError("unauthenticated", `the Cloudflare Access assertion is not valid: ${reason(err)}`);
   }
-  const email = typeof payload.email === "string" ? payload.email.trim().toLowerCase() : "";
-  if (!email.includes("@")) {
+  const email = emailClaim(payload.email);
+  if (!email) {
     throw new AppError("unauthenticated", "the Cloudflare Access assertion names no email (a service token signs no one in)");
   }
   return { email };

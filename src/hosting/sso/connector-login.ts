@@ -1,5 +1,6 @@
 // The connector's browser login (docs/hosting.md#the-connectors-browser-login), shaped like
-// OAuth's loopback flow for native apps (RFC 8252) with PKCE: the connector opens
+// OAuth's loopback flow for native apps with PKCE (a redirect to an IP literal on this machine,
+// at a port the connector chose at random): the connector opens
 // /auth/connector/start with its loopback redirect, a state and a code challenge; the person,
 // signed in (sign-on, else the OIDC login first), confirms; the deployment issues them a token
 // there and then (so it holds their personal key when their session does), keeps it sealed under
@@ -8,16 +9,18 @@
 import type { Context } from "hono";
 import { html } from "hono/html";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
-import { fromBase64, sha256Hex, toBase64Url } from "../../core/bytes.ts";
+import { sha256Hex, toBase64Url } from "../../core/bytes.ts";
 import { AppError, Code } from "../../core/errors.ts";
 import type { AdminEnv } from "../admin/admin-context.ts";
 import { adminErrorResponse } from "../admin/admin-errors.ts";
 import { issueTokenFor } from "../admin/token-routes.ts";
-import { authenticate } from "../auth/principal.ts";
+import { authenticate, forgetCachedToken } from "../auth/principal.ts";
 import { importAesKey, keyIdOf, open, parseEnvelope, seal } from "../keys/sealed-envelope.ts";
 import { d1 } from "../store/db.ts";
-import { insertGrant, takeGrant } from "../store/sign-on-rows.ts";
+import { type ConnectorGrantRow, insertGrant, takeGrant } from "../store/sign-on-rows.ts";
+import { revokeToken } from "../store/token-rows.ts";
 import { activeUser } from "../store/user-rows.ts";
+import { limitUnauthenticated } from "./oidc-routes.ts";
 import { errorPage, page } from "./pages.ts";
 import { signInEntry, signInRequest } from "./sign-in.ts";
 import { oidcConfig } from "./sso-config.ts";
@@ -114,6 +117,7 @@ export async function connectorApprove(c: Context<AdminEnv>): Promise<Response> 
 /** POST /auth/connector/token {code, code_verifier, redirect_uri}: the token, once. */
 export async function connectorToken(c: Context<AdminEnv>): Promise<Response> {
   try {
+    await limitUnauthenticated(c);
     const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
     const code = typeof body?.code === "string" ? body.code : "";
     const verifier = typeof body?.code_verifier === "string" ? body.code_verifier : "";
@@ -121,17 +125,44 @@ export async function connectorToken(c: Context<AdminEnv>): Promise<Response> {
     if (!code || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || !redirectUri) {
       throw new AppError("invalid_argument", "the body must be {code, code_verifier (43-128 characters), redirect_uri}");
     }
-    const grant = await takeGrant(d1(c.env.DB), await sha256Hex(code));
-    const refused = () =>
-      new AppError("unauthenticated", "the code is unknown, expired, already used, or not this connector's; log in again");
-    if (!grant || Date.now() - grant.createdAtMs > GRANT_TTL_MS || grant.redirectUri !== redirectUri) throw refused();
-    if ((await calculatePKCECodeChallenge(verifier)) !== grant.codeChallenge) throw refused();
+    const db = d1(c.env.DB);
+    const grant = await takeGrant(db, await sha256Hex(code));
+    if (!grant) throw refused();
     const token = await openToken(code, [grant.userId, grant.tokenId], grant.sealedToken);
-    if (!token) throw refused();
+    const fits = Date.now() - grant.createdAtMs <= GRANT_TTL_MS && grant.redirectUri === redirectUri;
+    if (!token || !fits || (await calculatePKCECodeChallenge(verifier)) !== grant.codeChallenge) {
+      // The grant is used up: its token, which nobody received, goes with it.
+      await revokeUnclaimed(db, grant, c.req.raw);
+      throw refused();
+    }
     return c.json({ token, token_id: grant.tokenId }, 200, { "cache-control": "no-store" });
   } catch (err) {
     return adminErrorResponse(err);
   }
+}
+
+function refused(): AppError {
+  return new AppError("unauthenticated", "the code is unknown, expired, already used, or not this connector's; log in again");
+}
+
+/** Revokes the token of a grant whose exchange was refused, recorded as the sign-on's doing. */
+async function revokeUnclaimed(db: ReturnType<typeof d1>, grant: ConnectorGrantRow, request: Request): Promise<void> {
+  const now = Date.now();
+  const from = signInRequest(request, "oidc");
+  await revokeToken(db, { id: grant.tokenId, userId: grant.userId }, now, [
+    {
+      atMs: now,
+      actor: { kind: "sso", id: grant.userId, email: null },
+      action: "token.revoke",
+      target: { kind: "token", id: grant.tokenId, userId: grant.userId },
+      teamId: null,
+      outcome: "ok",
+      ip: from.ip,
+      userAgent: from.userAgent,
+      details: { reason: "the connector's code exchange was refused" },
+    },
+  ]);
+  forgetCachedToken(grant.tokenId);
 }
 
 /** The connector's request, or invalid_argument; its redirect must be a loopback address (never another host). */
@@ -143,7 +174,7 @@ function loginRequestOf(params: URLSearchParams): LoginRequest {
   } catch {
     throw new AppError("invalid_argument", "redirect_uri is not a URL");
   }
-  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(redirect.hostname);
+  const loopback = ["127.0.0.1", "localhost"].includes(redirect.hostname);
   if (redirect.protocol !== "http:" || !loopback || !redirect.port || redirect.username || redirect.password || redirect.hash) {
     throw new AppError(
       "invalid_argument",
@@ -172,7 +203,7 @@ async function signedInOrUndefined(c: Context<AdminEnv>) {
 }
 
 async function grantKey(code: string): Promise<{ key: CryptoKey; keyId: Uint8Array }> {
-  const base = await crypto.subtle.importKey("raw", fromBase64(code) ?? new TextEncoder().encode(code), "HKDF", false, ["deriveBits"]);
+  const base = await crypto.subtle.importKey("raw", new TextEncoder().encode(code), "HKDF", false, ["deriveBits"]);
   const raw = new Uint8Array(
     await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: GRANT_INFO }, base, 256),
   );

@@ -3,26 +3,27 @@
 // 10 minutes, the state also in a cookie of this browser); /auth/oidc/callback takes the attempt
 // once, checks the provider's answer, signs the email in (sign-in.ts) and opens a session.
 import type { Context } from "hono";
-import { parse } from "hono/utils/cookie";
 import { sha256Hex } from "../../core/bytes.ts";
-import { AppError, Code } from "../../core/errors.ts";
+import { AppError, Code, RetryLater } from "../../core/errors.ts";
+import { clientAddress } from "../auth/auth-attempts.ts";
 import type { AdminEnv } from "../admin/admin-context.ts";
 import { d1 } from "../store/db.ts";
 import { insertAttempt, takeAttempt } from "../store/sign-on-rows.ts";
 import { finishOidc, startOidc } from "./oidc.ts";
 import { errorPage } from "./pages.ts";
+import { cookieOf, STATE_COOKIE, setCookie } from "./cookies.ts";
 import { openSession } from "./session.ts";
 import { recordSignInFailure, signInEntry, signInRequest, userForEmail } from "./sign-in.ts";
 import { requireOidc } from "./sso-config.ts";
 
 const CALLBACK_PATH = "/auth/oidc/callback";
 const ATTEMPT_TTL_MS = 10 * 60_000;
-const STATE_COOKIE = "byok_oidc_state";
 
 /** GET /auth/oidc/login?return_to=/path&login_hint=email */
 export async function oidcLogin(c: Context<AdminEnv>): Promise<Response> {
   try {
     const config = requireOidc(c.env);
+    await limitUnauthenticated(c);
     const url = new URL(c.req.url);
     const returnTo = safeReturnTo(url.searchParams.get("return_to"));
     const loginHint = url.searchParams.get("login_hint")?.slice(0, 320) || undefined;
@@ -34,7 +35,7 @@ export async function oidcLogin(c: Context<AdminEnv>): Promise<Response> {
       now - ATTEMPT_TTL_MS,
     );
     const headers = new Headers({ location: authorize.toString(), "cache-control": "no-store" });
-    headers.append("set-cookie", `${STATE_COOKIE}=${attempt.state}; Path=/auth/oidc; Max-Age=600; HttpOnly; Secure; SameSite=Lax`);
+    headers.append("set-cookie", setCookie(STATE_COOKIE, attempt.state, ATTEMPT_TTL_MS / 1000));
     return new Response(null, { status: 302, headers });
   } catch (err) {
     return errorPage(err);
@@ -55,15 +56,18 @@ export async function oidcCallback(c: Context<AdminEnv>): Promise<Response> {
       throw new AppError("unauthenticated", "this sign-in is unknown, expired or already used (a wrong state); start again");
     }
     // The attempt was started by this browser: another one cannot finish it with a code it was handed.
-    if (stateCookieOf(c.req.header("cookie")) !== state) {
-      throw new AppError("unauthenticated", "this sign-in was started in another browser (its state cookie is missing); start again");
+    if (cookieOf(c.req.raw, STATE_COOKIE) !== state) {
+      throw new AppError(
+        "unauthenticated",
+        "this sign-in was started in another browser, or a newer one was started in this one (its state cookie does not match); start again",
+      );
     }
     const identity = await finishOidc(config, url, callbackUrl(url), { state, nonce: attempt.nonce, codeVerifier: attempt.codeVerifier });
     const user = await userForEmail(db, identity.email, identity.emailVerified, from, now);
     const cookie = await openSession(db, user, "oidc", now, signInEntry(from, now, user));
     const headers = new Headers({ location: attempt.returnTo, "cache-control": "no-store" });
     headers.append("set-cookie", cookie);
-    headers.append("set-cookie", `${STATE_COOKIE}=; Path=/auth/oidc; Max-Age=0; HttpOnly; Secure; SameSite=Lax`);
+    headers.append("set-cookie", setCookie(STATE_COOKIE, "", 0));
     return new Response(null, { status: 302, headers });
   } catch (err) {
     // A refusal of who the person is (permission_denied) was recorded where it was decided.
@@ -72,17 +76,28 @@ export async function oidcCallback(c: Context<AdminEnv>): Promise<Response> {
   }
 }
 
+/**
+ * Sign-on routes anyone may call write to D1 (an attempt, a grant taken): they count against the
+ * same per-address limit as failed authentications (docs/hosting.md#rate-limits).
+ */
+export async function limitUnauthenticated(c: Context<AdminEnv>): Promise<void> {
+  const { success } = await c.env.AUTH_ATTEMPTS.limit({ key: clientAddress(c.req.raw) });
+  if (!success) throw new RetryLater("too many sign-in attempts from this address; retry in a minute", 60);
+}
+
 /** The redirect URI registered with the provider: this deployment's origin and the callback path. */
 function callbackUrl(request: URL): string {
   return `${request.origin}${CALLBACK_PATH}`;
 }
 
-/** A path of this deployment only (never `//host`, a scheme, or a backslash trick); else the dashboard. */
+/**
+ * A path of this deployment only; else the dashboard. Resolved as a browser would resolve it, so
+ * no `//host`, backslash or control-character spelling can name another origin.
+ */
 function safeReturnTo(value: string | null): string {
-  if (!value?.startsWith("/") || value.startsWith("//") || value.includes("\\") || value.length > 2048) return "/";
-  return value;
-}
-
-function stateCookieOf(header: string | undefined): string | undefined {
-  return header ? parse(header, STATE_COOKIE)[STATE_COOKIE] : undefined;
+  const base = "https://deployment.invalid";
+  const unsafe = [...(value ?? "")].some((ch) => ch <= " " || ch === "\u007f" || ch === "\\");
+  if (!value?.startsWith("/") || value.length > 2048 || unsafe) return "/";
+  const resolved = new URL(value, base);
+  return resolved.origin === base ? `${resolved.pathname}${resolved.search}${resolved.hash}` : "/";
 }

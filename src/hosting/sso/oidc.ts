@@ -5,7 +5,7 @@
 // `nonce`. What comes out is the person's email and whether the provider verified it.
 import * as oauth from "oauth4webapi";
 import { AppError } from "../../core/errors.ts";
-import type { OidcConfig } from "./sso-config.ts";
+import { emailClaim, type OidcConfig } from "./sso-config.ts";
 
 const DISCOVERY_TTL_MS = 10 * 60_000;
 /** An ID token issued further ahead than this is refused: the two clocks disagree too much to trust it. */
@@ -79,9 +79,8 @@ export async function finishOidc(config: OidcConfig, callbackUrl: URL, redirectU
     if (claims.iat > Math.floor(Date.now() / 1000) + FUTURE_SKEW_S) {
       throw new AppError("unauthenticated", "the ID token was issued in the future; check the identity provider's clock");
     }
-    const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : "";
-    if (!email.includes("@"))
-      throw new AppError("permission_denied", "the identity provider sent no email for you (ask for the email scope)");
+    const email = emailClaim(claims.email);
+    if (!email) throw new AppError("permission_denied", "the identity provider sent no email for you (ask for the email scope)");
     // Entra ID says it as `xms_edov` (its optional claim: the email's domain owner verified it).
     return { email, emailVerified: claims.email_verified === true || claims.xms_edov === true };
   } catch (err) {

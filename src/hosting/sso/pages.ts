@@ -6,7 +6,7 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import { AppError, httpStatus, toAppError } from "../../core/errors.ts";
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'";
-/** A form whose answer redirects to the connector on this computer (docs/hosting.md#the-connectors-browser-login). */
+/** A form whose answer redirects to the connector on this computer (docs/hosting.md#the-connectors-browser-login); the same hosts connector-login.ts accepts. */
 const CSP_LOOPBACK_FORM = `${CSP}; form-action 'self' http://127.0.0.1:* http://localhost:*`;
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1b1b1f}

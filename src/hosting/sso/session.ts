@@ -1,24 +1,20 @@
 // The dashboard's sign-in session (docs/hosting.md#sessions): a random secret in an
-// `HttpOnly; Secure; SameSite=Lax` cookie, stored like a token (its hash in `tokens`, kind
+// `HttpOnly; Secure; SameSite=Lax` cookie (cookies.ts), stored like a token (its hash in `tokens`, kind
 // "session", 12 h at most), so it is checked, cached, revoked and ended with its user exactly as a
 // token is, and may hold a wrap of its user's personal key. It authenticates the admin API and the
 // sign-on routes only, never a Cursor call.
-import { parse } from "hono/utils/cookie";
 import { newUserToken, userTokenHash } from "../auth/user-token.ts";
+import { cookieOf, SESSION_COOKIE, setCookie } from "./cookies.ts";
 import type { AuditEntry } from "../store/audit-rows.ts";
 import type { D1Db } from "../store/db.ts";
 import { issueToken } from "../store/token-rows.ts";
 import type { UserRow } from "../store/user-rows.ts";
 
-const SESSION_COOKIE = "byok_session";
 const SESSION_MAX_AGE_S = 12 * 60 * 60;
 
 /** The session secret the request's cookie carries, if any. */
 export function sessionCookieOf(request: Request): string | undefined {
-  const header = request.headers.get("cookie");
-  if (!header) return undefined;
-  const value = parse(header, SESSION_COOKIE)[SESSION_COOKIE];
-  return value ? value : undefined;
+  return cookieOf(request, SESSION_COOKIE);
 }
 
 /** Opens a session for the user; its Set-Cookie value. The sign-in's entry rides in the same batch. */
@@ -42,7 +38,7 @@ export async function openSession(db: D1Db, user: UserRow, via: string, nowMs: n
 
 /** The Set-Cookie of a session secret; an empty one with Max-Age=0 ends it in the browser. */
 export function sessionCookie(secret: string, maxAgeS: number): string {
-  return `${SESSION_COOKIE}=${secret}; Path=/; Max-Age=${maxAgeS}; HttpOnly; Secure; SameSite=Lax`;
+  return setCookie(SESSION_COOKIE, secret, maxAgeS);
 }
 
 /**

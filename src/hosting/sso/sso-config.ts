@@ -61,6 +61,12 @@ export function requireOidc(env: SsoEnv): OidcConfig {
   return config;
 }
 
+/** An email claim as sign-in compares it (lower-cased, trimmed); undefined when it is not an email. */
+export function emailClaim(value: unknown): string | undefined {
+  const email = typeof value === "string" ? value.trim().toLowerCase() : "";
+  return /^[^@\s]+@[^@\s]+$/.test(email) ? email : undefined;
+}
+
 function hostOf(url: string): string {
   try {
     return new URL(url).hostname;

@@ -49,6 +49,17 @@ describe("byok-connect", () => {
     }
   });
 
+  it("stops with exit 2 and says to log in when neither a variable nor a kept login gives a token", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "byok-conn-cli-"));
+    try {
+      const out = await run(["--url", "https://byok.example.com", "--config-dir", dir]);
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain("no token: log in with --login");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("--print-cli prints the endpoint and the variable's name, never the token", async () => {
     const out = await run(["--url", "https://byok.example.com/", "--token-env", "MY_TOKEN", "--print-cli"], { MY_TOKEN: SECRET });
     expect(out.code).toBe(0);

@@ -27,7 +27,8 @@ async function ssoTeam(settings: Record<string, unknown> = {}) {
   const people = await teamWithPeople();
   const domain = `d${crypto.randomUUID().slice(0, 8)}.example`;
   const body = { sso_domains: [domain], sso_default_role: "member", ...settings };
-  const team = expectStatus(await api("PATCH", `/api/v1/teams/${people.team.id}`, { token: people.admin.token, body }), 200);
+  // The operator claims the domain (a team's admin may not: it is claimed for the whole deployment).
+  const team = expectStatus(await api("PATCH", `/api/v1/teams/${people.team.id}`, { body }), 200);
   return { ...people, domain, teamJson: team, email: (name: string) => `${name}@${domain}` };
 }
 
@@ -42,7 +43,9 @@ describe("a deployment with no sign-on configured", () => {
     const providers = await callWorker(new Request(`${BASE}/auth/providers`), {});
     expect(await providers.json()).toEqual({ oidc: null, access: false });
     const me = await callWorker(
-      new Request(`${BASE}/api/v1/me`, { headers: { cookie: "byok_session=byok_not-a-session", "cf-access-jwt-assertion": "x.y.z" } }),
+      new Request(`${BASE}/api/v1/me`, {
+        headers: { cookie: "__Host-byok_session=byok_not-a-session", "cf-access-jwt-assertion": "x.y.z" },
+      }),
       {},
     );
     expect(me.status).toBe(401);
@@ -65,7 +68,7 @@ describe("OIDC sign-in", () => {
     const res = await browser.signIn(email("ada"), "/#/tokens");
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("/#/tokens");
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("byok_session="));
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("__Host-byok_session="));
     expect(cookie).toMatch(/; Path=\/; Max-Age=43200; HttpOnly; Secure; SameSite=Lax$/);
     const me = await browser.api<Me>("GET", "/api/v1/me");
     expect(me.status).toBe(200);
@@ -150,16 +153,23 @@ describe("OIDC sign-in", () => {
     const session = browser.session()!;
     const out = await browser.request(`${BASE}/api/v1/session/logout`, { method: "POST", headers: { origin: BASE } });
     expect(out.status).toBe(204);
-    expect(out.headers.get("set-cookie")).toMatch(/^byok_session=; Path=\/; Max-Age=0/);
-    const replay = await callWorker(new Request(`${BASE}/api/v1/me`, { headers: { cookie: `byok_session=${session}` } }), bindings);
+    expect(out.headers.get("set-cookie")).toMatch(/^__Host-byok_session=; Path=\/; Max-Age=0/);
+    const replay = await callWorker(new Request(`${BASE}/api/v1/me`, { headers: { cookie: `__Host-byok_session=${session}` } }), bindings);
     expect(replay.status).toBe(401);
     expect(await auditOf(team.id, "sso.sign_out")).toHaveLength(1);
+    // Logging out with the ended cookie still clears it (the page cannot: it is HttpOnly).
+    const again = await callWorker(
+      new Request(`${BASE}/api/v1/session/logout`, { method: "POST", headers: { origin: BASE, cookie: `__Host-byok_session=${session}` } }),
+      bindings,
+    );
+    expect(again.status).toBe(204);
+    expect(again.headers.get("set-cookie")).toMatch(/Max-Age=0/);
   });
 
   it("refuses a forged session cookie, and a session presented as a bearer token", async () => {
     const { email } = await ssoTeam();
     const forged = await callWorker(
-      new Request(`${BASE}/api/v1/me`, { headers: { cookie: "byok_session=byok_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } }),
+      new Request(`${BASE}/api/v1/me`, { headers: { cookie: "__Host-byok_session=byok_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } }),
       bindings,
     );
     expect(forged.status).toBe(401);
@@ -238,10 +248,14 @@ describe("OIDC sign-in", () => {
     expect(replayed.status).toBe(401);
   });
 
-  it("refuses a return_to that leaves the deployment", async () => {
+  it("refuses a return_to that leaves the deployment, however it is spelled", async () => {
     const { email } = await ssoTeam();
-    const res = await new Browser(bindings).signIn(email("ivy"), "//evil.example/steal");
-    expect(res.headers.get("location")).toBe("/");
+    for (const away of ["//evil.example/steal", "/\t/evil.example", "/\\evil.example", "https://evil.example/"]) {
+      const res = await new Browser(bindings).signIn(email("ivy"), away);
+      expect(res.headers.get("location"), away).toBe("/");
+    }
+    const res = await new Browser(bindings).signIn(email("ivy"), "/#/tokens?x=1");
+    expect(res.headers.get("location")).toBe("/#/tokens?x=1");
   });
 });
 
@@ -341,6 +355,17 @@ describe("team sign-on settings", () => {
     expect(taken.status).toBe(409);
     const byMember = await api("PATCH", `/api/v1/teams/${member.user.team_id}`, { token: member.token, body: { max_token_days: 1 } });
     expect(byMember.status).toBe(403);
+    // A team's admin sets its default role and token lifetime, not which domains it claims.
+    const byAdmin = await api("PATCH", `/api/v1/teams/${other.team.id}`, {
+      token: other.admin.token,
+      body: { sso_domains: ["gmail.com"] },
+    });
+    expect(byAdmin.status).toBe(403);
+    const settings = await api("PATCH", `/api/v1/teams/${other.team.id}`, {
+      token: other.admin.token,
+      body: { max_token_days: 5, sso_default_role: "admin" },
+    });
+    expect(settings.status).toBe(200);
   });
 
   it("lists a team's domains, default role and token lifetime", async () => {
@@ -425,8 +450,20 @@ describe("the connector's browser login", () => {
     await browser.signIn(email("cli"));
     const { verifier, challenge } = await pkce();
     const code = await approvedCode(browser, challenge);
+    const tokensBefore = await api<{ tokens: { id: string; revoked_at: string | null }[] }>(
+      "GET",
+      `/api/v1/users/${(await browser.api<Me>("GET", "/api/v1/me")).body.user!.id}/tokens`,
+    );
     const wrongVerifier = await exchange({ code, code_verifier: `${verifier}-not`, redirect_uri: redirectUri });
     expect(wrongVerifier.status).toBe(401);
+    // The token nobody received is revoked with its refused code.
+    const meId = (await browser.api<Me>("GET", "/api/v1/me")).body.user!.id;
+    const tokensAfter = expectStatus(
+      await api<{ tokens: { id: string; revoked_at: string | null }[] }>("GET", `/api/v1/users/${meId}/tokens`),
+      200,
+    );
+    expect(tokensBefore.body.tokens.filter((t) => t.revoked_at === null)).toHaveLength(1);
+    expect(tokensAfter.tokens.filter((t) => t.revoked_at === null)).toHaveLength(0);
     // A refused exchange used the code up: the connector logs in again.
     expect((await exchange({ code, code_verifier: verifier, redirect_uri: redirectUri })).status).toBe(401);
 

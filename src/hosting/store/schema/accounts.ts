@@ -22,7 +22,7 @@ export const teams = sqliteTable(
     previousWrappedDataKey: text("previous_wrapped_data_key"),
     /** The role of a person single sign-on creates in this team (its domains: table sso_domains); null: member. */
     ssoDefaultRole: text("sso_default_role").$type<Role>(),
-    /** The longest lifetime, in days, of a token its users issue; null: no cap (docs/hosting.md#single-sign-on). */
+    /** The longest lifetime, in days, of any new token of its users; null: no cap (docs/hosting.md#tokens-of-ones-own). */
     maxTokenDays: integer("max_token_days"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),

@@ -267,7 +267,7 @@ export async function issueTokenFor(
  * When a new token of the team's user stops working: as asked, within the team's max_token_days
  * (docs/hosting.md#single-sign-on); asked for no expiry under a cap, at the cap.
  */
-async function tokenExpiry(db: D1Db, teamId: string, asked: number | null, now: number): Promise<number | null> {
+export async function tokenExpiry(db: D1Db, teamId: string, asked: number | null, now: number): Promise<number | null> {
   if (asked !== null && asked <= now) throw invalidField("body.expires_at", "must be in the future");
   const days = (await teamById(db, teamId))?.maxTokenDays ?? null;
   if (days === null) return asked;

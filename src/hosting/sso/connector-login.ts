@@ -13,11 +13,11 @@ import { sha256Hex, toBase64Url } from "../../core/bytes.ts";
 import { AppError, Code } from "../../core/errors.ts";
 import type { AdminEnv } from "../admin/admin-context.ts";
 import { adminErrorResponse } from "../admin/admin-errors.ts";
-import { issueTokenFor } from "../admin/token-routes.ts";
+import { issueTokenFor, tokenExpiry } from "../admin/token-routes.ts";
 import { authenticate, forgetCachedToken } from "../auth/principal.ts";
 import { importAesKey, keyIdOf, open, parseEnvelope, seal } from "../keys/sealed-envelope.ts";
 import { d1 } from "../store/db.ts";
-import { type ConnectorGrantRow, insertGrant, takeGrant } from "../store/sign-on-rows.ts";
+import { claimGrantToken, type ConnectorGrantRow, insertGrant, takeGrant } from "../store/sign-on-rows.ts";
 import { revokeToken } from "../store/token-rows.ts";
 import { activeUser } from "../store/user-rows.ts";
 import { limitUnauthenticated } from "./oidc-routes.ts";
@@ -80,7 +80,9 @@ export async function connectorApprove(c: Context<AdminEnv>): Promise<Response> 
     if (!user) throw new AppError("unauthenticated", "your account was removed");
     c.set("principal", principal);
     const now = Date.now();
-    const { row, token } = await issueTokenFor(c, user, asked.name, null, now, { via: "connector" });
+    // Until the connector has it, the token lives no longer than its grant (claimGrantToken gives it its own lifetime).
+    const finalExpiry = await tokenExpiry(db, user.teamId, null, now);
+    const { row, token } = await issueTokenFor(c, user, asked.name, now + GRANT_TTL_MS, now, { via: "connector" });
     const code = toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
     const codeHash = await sha256Hex(code);
     const sealedToken = await sealToken(code, [user.id, row.id], token);
@@ -94,6 +96,7 @@ export async function connectorApprove(c: Context<AdminEnv>): Promise<Response> 
         sealedToken,
         codeChallenge: asked.codeChallenge,
         redirectUri: asked.redirectUri,
+        tokenExpiresAtMs: finalExpiry,
         createdAtMs: now,
       },
       now - GRANT_TTL_MS,
@@ -135,6 +138,8 @@ export async function connectorToken(c: Context<AdminEnv>): Promise<Response> {
       await revokeUnclaimed(db, grant, c.req.raw);
       throw refused();
     }
+    if (!(await claimGrantToken(db, grant))) throw refused();
+    forgetCachedToken(grant.tokenId);
     return c.json({ token, token_id: grant.tokenId }, 200, { "cache-control": "no-store" });
   } catch (err) {
     return adminErrorResponse(err);

@@ -7,7 +7,7 @@ import { newUserToken, userTokenHash } from "../auth/user-token.ts";
 import { cookieOf, SESSION_COOKIE, setCookie } from "./cookies.ts";
 import type { AuditEntry } from "../store/audit-rows.ts";
 import type { D1Db } from "../store/db.ts";
-import { issueToken } from "../store/token-rows.ts";
+import { deleteEndedSessions, issueToken } from "../store/token-rows.ts";
 import type { UserRow } from "../store/user-rows.ts";
 
 const SESSION_MAX_AGE_S = 12 * 60 * 60;
@@ -20,6 +20,8 @@ export function sessionCookieOf(request: Request): string | undefined {
 /** Opens a session for the user; its Set-Cookie value. The sign-in's entry rides in the same batch. */
 export async function openSession(db: D1Db, user: UserRow, via: string, nowMs: number, signIn: AuditEntry): Promise<string> {
   const secret = newUserToken();
+  // Each sign-in clears the sessions that ended more than a day ago, so the table does not grow without a cron.
+  await deleteEndedSessions(db, nowMs - 24 * 60 * 60 * 1000);
   await issueToken(
     db,
     {

@@ -2,10 +2,10 @@
 // people an email names, the OIDC attempts in flight and the connector's grants, each attempt and
 // grant taken once (deleted as it is read, so a replay finds nothing).
 import type { BatchItem } from "drizzle-orm/batch";
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { type AuditEntry, auditInsert } from "./audit-rows.ts";
 import { type D1Db, isUniqueViolation } from "./db.ts";
-import { teams, users } from "./schema/accounts.ts";
+import { teams, tokens, users } from "./schema/accounts.ts";
 import { connectorGrants, ssoAttempts, ssoDomains } from "./schema/sign-on.ts";
 
 export type SsoAttemptRow = typeof ssoAttempts.$inferSelect;
@@ -94,6 +94,16 @@ export async function insertGrant(
     db.insert(connectorGrants).values(grant),
     auditInsert(db, audit),
   ]);
+}
+
+/** Gives the exchanged token its lifetime; false when it was revoked meanwhile (or its user removed). */
+export async function claimGrantToken(db: D1Db, grant: ConnectorGrantRow): Promise<boolean> {
+  const [row] = await db
+    .update(tokens)
+    .set({ expiresAtMs: grant.tokenExpiresAtMs })
+    .where(and(eq(tokens.id, grant.tokenId), isNull(tokens.revokedAtMs)))
+    .returning({ id: tokens.id });
+  return row !== undefined;
 }
 
 /** The grant of a code hash, removed as it is read: a replayed code finds nothing. */

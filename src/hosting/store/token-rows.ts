@@ -142,6 +142,14 @@ export async function ownerOfTokenHash(db: D1Db, tokenHash: string, nowMs: numbe
     .get();
 }
 
+/** Deletes sign-in sessions that ended before `beforeMs`: they open nothing and are never listed, so nothing is lost. */
+export async function deleteEndedSessions(db: D1Db, beforeMs: number): Promise<void> {
+  await db
+    .delete(tokens)
+    .where(and(eq(tokens.kind, "session"), lt(tokens.expiresAtMs, beforeMs)))
+    .run();
+}
+
 /** Sets last_used_at unless another isolate did so within `intervalMs`. */
 export async function touchToken(db: D1Db, id: string, nowMs: number, intervalMs: number): Promise<void> {
   await db

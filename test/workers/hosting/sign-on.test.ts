@@ -197,6 +197,20 @@ describe("OIDC sign-in", () => {
     expect((await browser.api("GET", "/api/v1/me")).status).toBe(401);
   });
 
+  it("deletes sessions that ended over a day ago at the next sign-in", async () => {
+    const { email } = await ssoTeam();
+    const browser = new Browser(bindings);
+    await browser.signIn(email("gone"));
+    const me = (await browser.api<Me>("GET", "/api/v1/me")).body;
+    const { env } = await import("cloudflare:workers");
+    await env.DB.prepare("UPDATE tokens SET expires_at_ms = ? WHERE id = ?")
+      .bind(Date.now() - 2 * 24 * HOUR_S * 1000, me.session!.id)
+      .run();
+    await new Browser(bindings).signIn(email("next"));
+    const row = await env.DB.prepare("SELECT id FROM tokens WHERE id = ?").bind(me.session!.id).first();
+    expect(row).toBeNull();
+  });
+
   it("ends a removed user's session at once here, and refuses their next sign-in saying why", async () => {
     const { team, admin, email } = await ssoTeam();
     const browser = new Browser(bindings);
@@ -468,8 +482,20 @@ describe("the connector's browser login", () => {
     expect((await exchange({ code, code_verifier: verifier, redirect_uri: redirectUri })).status).toBe(401);
 
     const second = await approvedCode(browser, challenge);
+    // Until the connector has it, the token lives no longer than its code (2 minutes).
+    const pending = expectStatus(
+      await api<{ tokens: { id: string; expires_at: string | null; revoked_at: string | null }[] }>("GET", `/api/v1/users/${meId}/tokens`),
+      200,
+    );
+    const waiting = pending.tokens.find((t) => t.revoked_at === null)!;
+    expect(Date.parse(waiting.expires_at!) - Date.now()).toBeLessThanOrEqual(2 * 60_000);
     const ok = await exchange({ code: second, code_verifier: verifier, redirect_uri: redirectUri });
     expect(ok.status).toBe(200);
+    const claimed = expectStatus(
+      await api<{ tokens: { id: string; expires_at: string | null }[] }>("GET", `/api/v1/users/${meId}/tokens`),
+      200,
+    );
+    expect(claimed.tokens.find((t) => t.id === ok.body.token_id)?.expires_at).toBeNull(); // the team has no max_token_days
     const me = await callWorker(new Request(`${BASE}/api/v1/me`, { headers: { authorization: `Bearer ${ok.body.token}` } }), bindings);
     expect(((await me.json()) as Me).user?.email).toBe(email("cli"));
     const replay = await exchange({ code: second, code_verifier: verifier, redirect_uri: redirectUri });

@@ -44,5 +44,10 @@ export const connectorGrants = sqliteTable("connector_grants", {
   /** PKCE S256 challenge the connector sent. */
   codeChallenge: text("code_challenge").notNull(),
   redirectUri: text("redirect_uri").notNull(),
+  /**
+   * When the token stops working once the connector has it (null: never). Until then it expires
+   * with the grant, so a login nobody finishes leaves no live token behind.
+   */
+  tokenExpiresAtMs: integer("token_expires_at_ms"),
   createdAtMs: integer("created_at_ms").notNull(),
 });

@@ -1,0 +1,1 @@
+ALTER TABLE `connector_grants` ADD `token_expires_at_ms` integer;

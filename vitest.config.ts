@@ -102,6 +102,8 @@ export default defineConfig(async () => {
                 model("fake-responses", "fake-r", { provider: "openai-responses" }),
                 model("fake-anthropic", "fake-a", { provider: "anthropic" }),
                 model("fake-stall", "fake-s", { stall_timeout_ms: 1000 }),
+                // Falls back to fake-small, then fake-model (test/workers/provider/fallbacks.test.ts).
+                model("fake-fallback", "fake-f", { context_window: 32000, fallbacks: ["fake-small", "fake-model"] }),
               ]),
               // Search is configured for the whole project; its absence is unit-tested (test/unit/cursor/offered-tools.test.ts).
               BYOK_SEARCH: JSON.stringify({

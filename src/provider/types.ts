@@ -28,6 +28,12 @@ export interface ModelConfig {
   /** True: the model is offered Codex's `exec` and `wait` tools (docs/code-mode.md#cursor-runs). */
   codeMode?: boolean;
   /**
+   * Models a call moves on to, in order, when this one fails before anything of its answer
+   * streamed in a way retrying it would not fix soon (docs/providers.md#fallbacks). Each is a whole
+   * model of the caller's own, without fallbacks of its own (no chains).
+   */
+  fallbacks?: ModelConfig[];
+  /**
    * A hosted model's key, still encrypted (docs/hosting.md#models-per-user): `apiKey` is empty
    * until it is opened just before the provider call (src/hosting/keys/stored-key.ts).
    */

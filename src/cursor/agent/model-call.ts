@@ -49,12 +49,18 @@ export interface ModelCallResult {
 
 export interface ModelCallDeps {
   store: ConversationStore;
+  /** The provider of the run's model. */
   provider: Provider;
+  /** The provider of another model, for its fallbacks (with the same limits and budget); absent: no fallbacks run. */
+  providerFor?: (model: ModelConfig) => Provider;
   emit: (message: AgentServerMessage) => void;
 }
 
 /** Retries after the first failed attempt of a provider call (so at most 4 attempts). */
 const MAX_PROVIDER_RETRIES = 3;
+
+/** A Retry-After this short is waited out on the same model even when a fallback is there. */
+const SHORT_RETRY_AFTER_MS = 2_000;
 
 /**
  * One provider call, retried on rate limits and transient failures with
@@ -63,12 +69,49 @@ const MAX_PROVIDER_RETRIES = 3;
  * cannot duplicate output. Every attempt is its own llm_calls row. The waits
  * together stay within the model's retry budget: a Retry-After beyond what is
  * left ends the call at once, saying so (the client sees heartbeats while it waits).
+ * A model with fallbacks moves on to the next one instead, while nothing has streamed
+ * (docs/providers.md#fallbacks); each attempt's row names the model it used.
  */
 export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Promise<ModelCallResult> {
   const index = deps.store.nextProviderCallIndex(input.runId);
+  const targets = [input.model, ...(deps.providerFor ? (input.model.fallbacks ?? []) : [])];
+  const attempts = { next: 0, streamed: false };
+  for (let t = 0; ; t++) {
+    const model = targets[t]!;
+    const provider = t === 0 ? deps.provider : deps.providerFor!(model);
+    try {
+      return await callTarget({ ...deps, provider }, { ...input, model }, index, attempts, t < targets.length - 1);
+    } catch (err) {
+      const next = attempts.streamed || input.signal.aborted ? -1 : nextTarget(targets, t, err);
+      if (next < 0) throw err;
+      t = next - 1;
+    }
+  }
+}
+
+/** The index of the target to move on to after `err` on target `t`; -1: none, the call fails. */
+function nextTarget(targets: ModelConfig[], t: number, err: unknown): number {
+  if (!(err instanceof ProviderError)) return -1;
+  if (isContextOverflow(err)) {
+    // Only a model with room for what did not fit (docs/providers.md#fallbacks).
+    const window = targets[t]!.contextWindow;
+    return targets.findIndex((m, i) => i > t && m.contextWindow > window);
+  }
+  return isRetryable(err) && t + 1 < targets.length ? t + 1 : -1;
+}
+
+/** The attempts of one target, retried as above; with a fallback after it, a failure retrying would not soon fix moves on at once. */
+async function callTarget(
+  deps: ModelCallDeps,
+  input: ModelCallInput,
+  index: number,
+  attempts: { next: number; streamed: boolean },
+  fallbackAfter: boolean,
+): Promise<ModelCallResult> {
   let budgetLeftMs = input.model.retryBudgetMs ?? RETRY_BUDGET_MS;
-  for (let attempt = 0; ; attempt++) {
+  for (let retry = 0; ; retry++) {
     const emitted: Emitted = { any: false, text: "" };
+    const attempt = attempts.next++;
     try {
       return await attemptCall(deps, input, index, attempt, emitted);
     } catch (caught) {
@@ -76,14 +119,21 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
         caught instanceof ProviderError && !isContextOverflow(caught)
           ? withVisionHint(withoutPromptQuotes(caught, promptTexts(input.messages)), input.model, input.messages)
           : caught;
+      if (emitted.any) attempts.streamed = true;
       if (emitted.text !== "" && err instanceof ProviderError && !input.signal.aborted) input.onCutOff?.(emitted.text);
-      if (input.signal.aborted || emitted.any || attempt >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
-      const plan = planRetry(attempt + 1, err, budgetLeftMs);
+      if (input.signal.aborted || emitted.any || retry >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
+      if (fallbackAfter && !soonRetried(err)) throw err;
+      const plan = planRetry(retry + 1, err, budgetLeftMs);
       if ("failure" in plan) throw plan.failure;
       budgetLeftMs -= plan.waitMs;
       await sleepUnlessAborted(plan.waitMs, input.signal);
     }
   }
+}
+
+/** A rate limit that asks for a short wait: the same model is likely to answer after it. */
+function soonRetried(err: ProviderError): boolean {
+  return err.kind === "rate_limit" && err.retryAfterMs !== undefined && err.retryAfterMs <= SHORT_RETRY_AFTER_MS;
 }
 
 /** What of an attempt reached the client: anything, and the answer's text. */

@@ -87,6 +87,8 @@ export interface RunInput {
 export interface RunDeps {
   store: ConversationStore;
   provider: Provider;
+  /** Another model's provider, for the run model's fallbacks (docs/providers.md#fallbacks). */
+  providerFor?: (model: ModelConfig) => Provider;
   channel: RequestChannel;
   emit: (message: AgentServerMessage) => void;
   /** The conversation's code mode, for models configured with `code_mode` (docs/code-mode.md#cursor-runs). */

@@ -334,6 +334,7 @@ export class ConversationSession {
     const deps = {
       store: this.deps.store,
       provider: this.deps.provider(plan.model),
+      providerFor: this.deps.provider,
       channel: run.channel,
       emit,
       ...(this.deps.codeMode && plan.model.codeMode && { codeMode: this.deps.codeMode(plan.conversationId) }),

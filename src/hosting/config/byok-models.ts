@@ -29,6 +29,8 @@ const entrySchema = z.object({
   retry_budget_ms: z.number().int().min(0).max(600_000).optional(),
   vision: z.boolean().optional(),
   code_mode: z.boolean().optional(),
+  /** Other entries' names, tried in order (docs/providers.md#fallbacks). */
+  fallbacks: z.array(z.string().min(1).max(200)).max(5).optional(),
 });
 
 export interface ModelCatalog {
@@ -53,6 +55,7 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
     catalog.problems.set("BYOK_MODELS", "BYOK_MODELS must be a JSON array of model objects");
     return catalog;
   }
+  const fallbackNames = new Map<string, string[]>();
   parsed.forEach((item, index) => {
     const label = typeof item?.name === "string" && item.name ? item.name : `#${index}`;
     const result = entrySchema.safeParse(item);
@@ -101,8 +104,34 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
       ...(entry.vision === false && { vision: false }),
       ...(entry.code_mode === true && { codeMode: true }),
     });
+    if (entry.fallbacks?.length) fallbackNames.set(entry.name, entry.fallbacks);
   });
+  resolveFallbacks(catalog, fallbackNames);
   return catalog;
+}
+
+/**
+ * Gives each model the models its `fallbacks` name. A name that is not a usable model of the
+ * catalog, or the model itself, is left out and said (the model keeps working without it).
+ */
+function resolveFallbacks(catalog: ModelCatalog, names: ReadonlyMap<string, string[]>): void {
+  const byName = new Map(catalog.models.map((m) => [m.name, m]));
+  for (const [i, model] of catalog.models.entries()) {
+    const wanted = names.get(model.name);
+    if (!wanted) continue;
+    const found = wanted.filter((name) => name !== model.name && byName.has(name));
+    const missing = wanted.filter((name) => !found.includes(name));
+    if (missing.length > 0) {
+      catalog.problems.set(
+        `${model.name} fallbacks`,
+        `model ${model.name}: fallbacks ${missing.join(", ")} are not other configured models; left out`,
+      );
+    }
+    if (found.length === 0) continue;
+    // The entries as parsed, before any got fallbacks: a fallback never falls back further.
+    const fallbacks = found.map((name) => byName.get(name)!);
+    catalog.models[i] = { ...model, fallbacks };
+  }
 }
 
 const cache = new Map<string, ModelCatalog>();

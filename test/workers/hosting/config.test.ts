@@ -55,6 +55,24 @@ describe("BYOK_MODELS", () => {
     expect(catalog.models.map((m) => ({ name: m.name, apiKey: m.apiKey }))).toEqual([{ name: "ollama", apiKey: "" }]);
   });
 
+  it("gives a model the other entries its fallbacks name, in order, and says which names are not models", () => {
+    const entry = (name: string, extra: Record<string, unknown> = {}) => ({
+      name,
+      provider: "openai-chat",
+      base_url: "https://api.example.com/v1",
+      model: name,
+      ...extra,
+    });
+    const catalog = catalogOf(
+      JSON.stringify([entry("main", { fallbacks: ["b", "missing", "main", "a"] }), entry("a", { fallbacks: ["b"] }), entry("b")]),
+    );
+    const main = catalog.models.find((m) => m.name === "main")!;
+    expect(main.fallbacks?.map((m) => m.name)).toEqual(["b", "a"]);
+    // A fallback does not fall back further.
+    expect(main.fallbacks?.every((m) => m.fallbacks === undefined)).toBe(true);
+    expect(catalog.problems.get("main fallbacks")).toContain("missing, main");
+  });
+
   it("keeps good entries and reports bad ones without their keys", () => {
     const catalog = catalogOf(
       JSON.stringify([

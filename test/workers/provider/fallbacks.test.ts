@@ -1,0 +1,79 @@
+// A model's fallbacks (docs/providers.md#fallbacks): a call that fails before anything streamed,
+// in a way retrying the same model would not soon fix, moves on to the next model; the client sees
+// one answer and every attempt is a provider call naming its model. vitest.config.ts: fake-fallback
+// (32k window) falls back to fake-small (32k), then fake-model (128k).
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { conversationName } from "../../../src/core/object-names.ts";
+import { startTurn } from "../../support/cursor-client.ts";
+import { chatChunk, chatText, createScenario, httpError } from "../../support/fake-provider.ts";
+
+function llmCalls(conversationId: string) {
+  return runInDurableObject(env.CONVERSATION.getByName(conversationName("local", conversationId)), (_i, state) =>
+    state.storage.sql
+      .exec<{ display_name: string; status: string; model_id: string }>(
+        "SELECT display_name, status, model_id FROM llm_calls ORDER BY attempt",
+      )
+      .toArray(),
+  );
+}
+
+async function turn(tag: string, scenario: { marker: string }) {
+  const conversationId = crypto.randomUUID();
+  const { reader } = await startTurn({ conversationId, text: `${tag} ${scenario.marker}`, model: "fake-fallback" });
+  return { conversationId, reader, end: await reader.end(20_000) };
+}
+
+describe("fallbacks", () => {
+  for (const [what, failure] of [
+    ["a 500", httpError(500, "down")],
+    ["a 529 overloaded", httpError(529, "overloaded")],
+    ["a 429 with no Retry-After", httpError(429, "slow down")],
+    ["a 429 with a long Retry-After", httpError(429, "slow down", { "retry-after": "120" })],
+  ] as const) {
+    it(`moves on to the next model after ${what}, the client seeing one answer`, async () => {
+      const scenario = await createScenario([failure, chatText(["from the fallback"])]);
+      const { conversationId, reader, end } = await turn("fall", scenario);
+      expect(end).toEqual({});
+      expect(reader.text()).toBe("from the fallback");
+      const calls = await llmCalls(conversationId);
+      expect(calls.map((c) => [c.display_name, c.status])).toEqual([
+        ["fake-fallback", "failed"],
+        ["fake-small", "completed"],
+      ]);
+      const requests = await scenario.requests(2);
+      expect(requests.map((r) => (JSON.parse(r.body) as { model: string }).model)).toEqual(["fake-f", "fake-2"]);
+    });
+  }
+
+  it("waits out a short Retry-After on the same model", async () => {
+    const scenario = await createScenario([httpError(429, "a moment", { "retry-after": "0" }), chatText(["same model"])]);
+    const { conversationId, end } = await turn("short", scenario);
+    expect(end).toEqual({});
+    expect((await llmCalls(conversationId)).map((c) => c.display_name)).toEqual(["fake-fallback", "fake-fallback"]);
+  });
+
+  it("after a context overflow skips the fallbacks without a larger window", async () => {
+    const scenario = await createScenario([httpError(400, "This model's maximum context length is 32000 tokens"), chatText(["roomier"])]);
+    const { conversationId, reader, end } = await turn("overflow", scenario);
+    expect(end).toEqual({});
+    expect(reader.text()).toBe("roomier");
+    expect((await llmCalls(conversationId)).map((c) => c.display_name)).toEqual(["fake-fallback", "fake-model"]);
+  });
+
+  it("does not move on once text has streamed: the user saw it", async () => {
+    const cutAfterText = { steps: [chatChunk("c1", { role: "assistant", content: "half an ans" }), { cut: true as const }] };
+    const scenario = await createScenario([cutAfterText, chatText(["never"])]);
+    const { conversationId, reader, end } = await turn("cut", scenario);
+    expect(end.error?.code).toBe("unavailable");
+    expect(reader.text()).toBe("half an ans");
+    expect((await llmCalls(conversationId)).map((c) => c.display_name)).toEqual(["fake-fallback"]);
+  });
+
+  it("does not move on after a failure no model would fix (a refused key)", async () => {
+    const scenario = await createScenario([httpError(401, "bad key"), chatText(["never"])]);
+    const { conversationId, end } = await turn("auth", scenario);
+    expect(end.error?.code).toBe("unavailable");
+    expect(await llmCalls(conversationId)).toHaveLength(1);
+  });
+});

@@ -209,7 +209,7 @@ export class Conversation {
       model: run.model,
       status,
       usage,
-      costUsd: runCostUsd(usage, prices?.get(run.model)),
+      costOf: (model, share) => runCostUsd(share, prices?.get(model)),
       record,
     });
   }

@@ -339,6 +339,7 @@ export class ConversationStore {
     const calls = this.db
       .select({
         callId: llmCalls.callId,
+        model: llmCalls.displayName,
         providerType: llmCalls.providerType,
         status: llmCalls.status,
         httpStatus: llmCalls.httpStatus,

@@ -6,6 +6,7 @@ import { errorKind } from "../../core/log-safe.ts";
 import type { Usage } from "../../provider/types.ts";
 import { d1 } from "./db.ts";
 import { providerCalls, usage, usageLedger } from "./schema/usage.ts";
+import { usageShares } from "./usage-shares.ts";
 
 /** A run as the D1 records copy it, read from its conversation object's own rows. */
 export interface RunRecord {
@@ -17,6 +18,8 @@ export interface RunRecord {
 /** One provider call of a run as the D1 records copy it. */
 interface RunCall {
   callId: string;
+  /** The model that made it (a fallback's, docs/providers.md#fallbacks); absent: the run's. */
+  model?: string;
   providerType: string;
   /** running, completed, cancelled or failed (the conversation's llm_calls.status). */
   status: string;
@@ -45,8 +48,8 @@ export interface RunUsage {
   model: string;
   status: string;
   usage: Usage;
-  /** From the model's prices (src/hosting/config/model-prices.ts); 0 when it has none. */
-  costUsd?: number;
+  /** What a model's share costs, from its prices (src/hosting/config/model-prices.ts); absent: 0. */
+  costOf?: (model: string, usage: Usage) => number;
   /** From the conversation object's own rows; absent when they could not be read. */
   record: RunRecord | undefined;
 }
@@ -55,37 +58,22 @@ export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs 
   try {
     const db = d1(database);
     const u = run.usage;
-    const tokens = {
-      inputTokens: u.inputTokens,
-      outputTokens: u.outputTokens,
-      cacheReadTokens: u.cacheReadTokens,
-      cacheWriteTokens: u.cacheWriteTokens,
-      reasoningTokens: u.reasoningTokens,
-    };
     const owner = { principal: run.principal, teamId: run.teamId };
-    const costUsd = run.costUsd ?? 0;
     const day = new Date(nowMs).toISOString().slice(0, 10);
-    const calls = (run.record?.calls ?? []).map((call) =>
+    const callRows = (run.record?.calls ?? []).map((call) => ({ ...call, model: call.model ?? run.model }));
+    const calls = callRows.map((call) =>
       db
         .insert(providerCalls)
-        .values({ ...call, ...owner, runId: run.runId, model: run.model, provider: call.providerType })
+        .values({ ...call, ...owner, runId: run.runId, provider: call.providerType })
         .onConflictDoNothing(),
     );
-    await db.batch([
-      db.insert(usage).values({
-        ...owner,
-        ...tokens,
-        conversationId: run.conversationId,
-        runId: run.runId,
-        requestId: run.record?.requestId ?? null,
-        model: run.model,
-        status: run.status,
-        startedAtMs: run.record?.startedAtMs ?? null,
-        createdAtMs: nowMs,
-      }),
-      db
+    // The ledger charges each model what its calls used: a fallback's tokens go to the fallback.
+    const ledger = usageShares(run.model, u, callRows).map((share) => {
+      const tokens = tokenColumns(share.usage);
+      const costUsd = run.costOf?.(share.model, share.usage) ?? 0;
+      return db
         .insert(usageLedger)
-        .values({ ...owner, ...tokens, day, model: run.model, requests: 1, costUsd })
+        .values({ ...owner, ...tokens, day, model: share.model, requests: 1, costUsd })
         .onConflictDoUpdate({
           target: [usageLedger.day, usageLedger.principal, usageLedger.model],
           set: {
@@ -97,12 +85,36 @@ export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs 
             reasoningTokens: sql`${usageLedger.reasoningTokens} + ${tokens.reasoningTokens}`,
             costUsd: sql`${usageLedger.costUsd} + ${costUsd}`,
           },
-        }),
+        });
+    });
+    await db.batch([
+      db.insert(usage).values({
+        ...owner,
+        ...tokenColumns(u),
+        conversationId: run.conversationId,
+        runId: run.runId,
+        requestId: run.record?.requestId ?? null,
+        model: run.model,
+        status: run.status,
+        startedAtMs: run.record?.startedAtMs ?? null,
+        createdAtMs: nowMs,
+      }),
+      ...ledger,
       ...calls,
     ]);
   } catch (err) {
     console.error("byok-edge: could not record usage", run.runId, errorKind(err));
   }
+}
+
+function tokenColumns(u: Usage) {
+  return {
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    cacheReadTokens: u.cacheReadTokens,
+    cacheWriteTokens: u.cacheWriteTokens,
+    reasoningTokens: u.reasoningTokens,
+  };
 }
 
 /** The ledger's model for Codex code-mode cells (docs/hosting.md#usage): not a model name Cursor lists. */

@@ -3,7 +3,7 @@
 // one answer and every attempt is a provider call naming its model. vitest.config.ts: fake-fallback
 // (32k window) falls back to fake-small (32k), then fake-model (128k).
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { conversationName } from "../../../src/core/object-names.ts";
 import { startTurn } from "../../support/cursor-client.ts";
 import { chatChunk, chatText, createScenario, httpError } from "../../support/fake-provider.ts";
@@ -45,6 +45,23 @@ describe("fallbacks", () => {
       expect(requests.map((r) => (JSON.parse(r.body) as { model: string }).model)).toEqual(["fake-f", "fake-2"]);
     });
   }
+
+  it("records each attempt in D1 under the model that made it, for Runs and the usage ledger", async () => {
+    const scenario = await createScenario([httpError(500, "down"), chatText(["from the fallback"])]);
+    const { conversationId } = await turn("record", scenario);
+    // The run's records reach D1 after it ended (waitUntil).
+    await vi.waitFor(
+      async () => {
+        const rows = await env.DB.prepare(
+          "SELECT model FROM provider_calls WHERE run_id IN (SELECT run_id FROM usage WHERE conversation_id = ?) ORDER BY attempt",
+        )
+          .bind(conversationId)
+          .all<{ model: string }>();
+        expect(rows.results.map((r) => r.model)).toEqual(["fake-fallback", "fake-small"]);
+      },
+      { timeout: 5_000 },
+    );
+  });
 
   it("waits out a short Retry-After on the same model", async () => {
     const scenario = await createScenario([httpError(429, "a moment", { "retry-after": "0" }), chatText(["same model"])]);

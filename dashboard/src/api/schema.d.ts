@@ -2424,6 +2424,8 @@ export interface components {
       /** @example priority */
       fast_service_tier: string | null;
       stall_timeout_ms: number | null;
+      /** @description Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none */
+      fallbacks: string[] | null;
       /** @description False when the model cannot take images; default true */
       vision: boolean;
       /** @description True: Cursor runs are offered Codex's exec and wait tools; default false */
@@ -2494,6 +2496,8 @@ export interface components {
       /** @example priority */
       fast_service_tier?: string | null;
       stall_timeout_ms?: number | null;
+      /** @description Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none */
+      fallbacks?: string[] | null;
       /** @description False when the model cannot take images; default true */
       vision?: boolean;
       /** @description True: Cursor runs are offered Codex's exec and wait tools; default false */
@@ -2538,6 +2542,8 @@ export interface components {
       context_window: number;
       vision: boolean;
       code_mode: boolean;
+      /** @description The names of the entries it falls back to */
+      fallbacks: string[];
     };
     PatchModel: {
       /**
@@ -2563,6 +2569,8 @@ export interface components {
       /** @example priority */
       fast_service_tier?: string | null;
       stall_timeout_ms?: number | null;
+      /** @description Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none */
+      fallbacks?: string[] | null;
       /** @description False when the model cannot take images; default true */
       vision?: boolean;
       /** @description True: Cursor runs are offered Codex's exec and wait tools; default false */

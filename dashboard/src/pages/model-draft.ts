@@ -27,6 +27,8 @@ export interface Draft {
   /** The names of the headers stored on the model being edited (their values are never shown). */
   stored_headers: string[];
   extra_body: string;
+  /** The models to fall back to, by id, in the order they were chosen (docs/providers.md#fallbacks). */
+  fallbacks: string[];
 }
 
 export const NUMBERS = [
@@ -71,6 +73,7 @@ export function draftOf(mode: ModelFormMode, credentials: Credential[], mayAddTe
     headers: mode.kind === "edit" ? storedRows(m?.header_names) : emptyRows(m?.header_names),
     stored_headers: mode.kind === "edit" ? [...(m?.header_names ?? [])] : [],
     extra_body: m?.extra_body ? JSON.stringify(m.extra_body, null, 2) : "",
+    fallbacks: [...(m?.fallbacks ?? [])],
   };
 }
 
@@ -91,6 +94,7 @@ export function bodyOf(d: Draft, editing: boolean): { body: Record<string, unkno
   body.vision = d.vision;
   body.code_mode = d.code_mode;
   body.enabled = d.enabled;
+  body.fallbacks = d.fallbacks.length > 0 ? d.fallbacks : empty;
   if (editing) body.headers = headersPatchOf(d.headers, d.stored_headers);
   else {
     const headers = headersOf(d.headers);

@@ -19,11 +19,13 @@ interface ModelFormProps {
   me: Me;
   mode: ModelFormMode;
   credentials: Credential[];
+  /** The caller's other models: what this one may fall back to. */
+  models: Model[];
   onSaved: (model: Model) => void;
   onCancel: () => void;
 }
 
-export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: ModelFormProps) {
+export function ModelForm({ api, me, mode, credentials, models, onSaved, onCancel }: ModelFormProps) {
   const isAdmin = me.user?.role === "admin";
   const [draft, setDraft] = useState(() => draftOf(mode, credentials, isAdmin));
   const form = useApiForm();
@@ -215,6 +217,14 @@ export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: Mod
             error={f.code_mode}
             hint="Offer Cursor runs Codex's exec and wait tools."
           />
+          <Fallbacks
+            models={models.filter(
+              (m) => m.id !== (mode.kind === "edit" ? mode.model.id : "") && (draft.scope === "user" || m.scope === "team"),
+            )}
+            chosen={draft.fallbacks}
+            onChosen={set("fallbacks")}
+            error={f.fallbacks}
+          />
           <HeadersEditor rows={draft.headers} onRows={set("headers")} error={f.headers} />
           <Field label="Extra request body (JSON)" name="extra_body" error={f.extra_body} hint="Merged into every provider request body.">
             {(control) => (
@@ -237,5 +247,44 @@ export function ModelForm({ api, me, mode, credentials, onSaved, onCancel }: Mod
         </div>
       </form>
     </section>
+  );
+}
+
+/**
+ * The models a call moves on to when this one fails (docs/providers.md#fallbacks): a box per
+ * model it may use, tried in the order they were ticked, which each box's label shows.
+ */
+function Fallbacks({
+  models,
+  chosen,
+  onChosen,
+  error,
+}: {
+  models: Model[];
+  chosen: string[];
+  onChosen: (ids: string[]) => void;
+  error: string | undefined;
+}) {
+  if (models.length === 0) return null;
+  return (
+    <fieldset class="fallbacks">
+      <legend>Fallbacks</legend>
+      <p class="hint">
+        When a call fails before anything streamed (a rate limit, an outage, a context too long), try these, in the order ticked.
+      </p>
+      <ErrorNotice>{error}</ErrorNotice>
+      {models.map((m) => {
+        const at = chosen.indexOf(m.id);
+        return (
+          <CheckboxField
+            key={m.id}
+            label={at >= 0 ? `${m.name} (${at + 1})` : m.name}
+            name={`fallback-${m.id}`}
+            checked={at >= 0}
+            onChecked={(on) => onChosen(on ? [...chosen, m.id] : chosen.filter((id) => id !== m.id))}
+          />
+        );
+      })}
+    </fieldset>
   );
 }

@@ -229,6 +229,7 @@ export function ModelsPage({ api, me }: PageProps) {
           me={me}
           mode={form}
           credentials={credentials}
+          models={models ?? []}
           onCancel={closeForm}
           onSaved={(saved) => {
             setStatus(`${saved.name} ${form.kind === "edit" ? "saved" : "added"}.`);

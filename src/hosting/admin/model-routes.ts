@@ -48,6 +48,10 @@ const settings = {
     }),
   fast_service_tier: z.string().trim().min(1).max(50).nullable().openapi({ example: "priority" }),
   stall_timeout_ms: z.int().min(1_000).max(3_600_000).nullable(),
+  fallbacks: z.array(z.string().min(1).max(100)).max(5).nullable().openapi({
+    description:
+      "Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none",
+  }),
   vision: z.boolean().openapi({ description: "False when the model cannot take images; default true" }),
   code_mode: z.boolean().openapi({ description: "True: Cursor runs are offered Codex's exec and wait tools; default false" }),
   enabled: z.boolean().openapi({ description: "Disabled models are not listed in Cursor nor usable; default true" }),
@@ -121,6 +125,7 @@ const ConfiguredModel = z
     context_window: z.int(),
     vision: z.boolean(),
     code_mode: z.boolean(),
+    fallbacks: z.array(z.string()).openapi({ description: "The names of the entries it falls back to" }),
   })
   .openapi("ConfiguredModel");
 
@@ -155,6 +160,7 @@ modelRoutes.openapi(
     const db = d1(c.env.DB);
     const owner = { teamId: account.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? account.id : null };
     await usableCredential(db, c.var.principal, body.credential_id, owner);
+    if (body.fallbacks) await refuseUnusableFallbacks(db, owner, null, body.fallbacks);
     const now = Date.now();
     const unsealed: ModelRow = {
       id: newId("mdl"),
@@ -216,6 +222,7 @@ modelRoutes.openapi(
           context_window: m.contextWindow,
           vision: m.vision !== false,
           code_mode: m.codeMode === true,
+          fallbacks: (m.fallbacks ?? []).map((f) => f.name),
         })),
         configured_problems: [...configured.problems.values()],
       },
@@ -243,6 +250,7 @@ modelRoutes.openapi(
     refuseUsageKeys(body.extra_body, undefined);
     if (body.name !== undefined && c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     if (body.credential_id !== undefined) await usableCredential(db, c.var.principal, body.credential_id, model);
+    if (body.fallbacks) await refuseUnusableFallbacks(db, model, model.id, body.fallbacks);
     const patch: ModelPatch = {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.credential_id !== undefined && { credentialId: body.credential_id }),
@@ -348,6 +356,31 @@ async function usableCredential(
   return credential;
 }
 
+/**
+ * Fallbacks every user of the model may use (docs/providers.md#fallbacks): models of its team,
+ * live, and for a team model team models only (a member's personal model would serve nobody else);
+ * never the model itself. Anything else is invalid_argument naming it.
+ */
+async function refuseUnusableFallbacks(
+  db: D1Db,
+  owner: { teamId: string; scope: "user" | "team"; ownerUserId: string | null },
+  selfId: string | null,
+  ids: string[],
+): Promise<void> {
+  if (new Set(ids).size !== ids.length) throw invalidField("body.fallbacks", "names a model twice");
+  for (const [i, id] of ids.entries()) {
+    const target = id === selfId ? undefined : await modelById(db, id);
+    const usable =
+      target !== undefined &&
+      target.teamId === owner.teamId &&
+      (target.scope === "team" || (owner.scope === "user" && target.ownerUserId === owner.ownerUserId));
+    if (!usable) {
+      const who = owner.scope === "team" ? "a team model of the same team" : "one of your models or your team's";
+      throw invalidField(`body.fallbacks.${i}`, `model ${id} is not ${who} (nor the model itself)`);
+    }
+  }
+}
+
 function headersOwner(model: ModelRow): HeadersOwner {
   return { teamId: model.teamId, kind: "model", id: model.id };
 }
@@ -395,6 +428,7 @@ const UNSET = {
   extraBodyJson: null,
   fastServiceTier: null,
   stallTimeoutMs: null,
+  fallbacksJson: null,
   priceInputPerMtok: null,
   priceOutputPerMtok: null,
   priceCacheReadPerMtok: null,
@@ -413,6 +447,7 @@ function rowSettings(body: SettingsBody): ModelPatch {
     ...(set(body.extra_body) && { extraBodyJson: body.extra_body ? JSON.stringify(body.extra_body) : null }),
     ...(set(body.fast_service_tier) && { fastServiceTier: body.fast_service_tier }),
     ...(set(body.stall_timeout_ms) && { stallTimeoutMs: body.stall_timeout_ms }),
+    ...(set(body.fallbacks) && { fallbacksJson: body.fallbacks?.length ? JSON.stringify(body.fallbacks) : null }),
     ...(set(body.price_input_per_mtok) && { priceInputPerMtok: body.price_input_per_mtok }),
     ...(set(body.price_output_per_mtok) && { priceOutputPerMtok: body.price_output_per_mtok }),
     ...(set(body.price_cache_read_per_mtok) && { priceCacheReadPerMtok: body.price_cache_read_per_mtok }),
@@ -434,6 +469,7 @@ function modelJson(row: ModelRow) {
     extra_body: row.extraBodyJson ? (JSON.parse(row.extraBodyJson) as Record<string, unknown>) : null,
     fast_service_tier: row.fastServiceTier,
     stall_timeout_ms: row.stallTimeoutMs,
+    fallbacks: row.fallbacksJson ? (JSON.parse(row.fallbacksJson) as string[]) : [],
     vision: row.vision,
     code_mode: row.codeMode,
     enabled: row.enabled,

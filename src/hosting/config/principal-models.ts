@@ -108,6 +108,8 @@ async function localCatalog(env: CatalogEnv, stored: Promise<ModelCatalog>): Pro
 
 function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): ModelCatalog {
   const catalog: ModelCatalog & { prices: Map<string, ModelPrices> } = { models: [], problems: new Map(), prices: new Map() };
+  const byId = new Map<string, ModelConfig>();
+  const fallbackIds = new Map<ModelConfig, string[]>();
   for (const row of rows) {
     const name = row.model.name;
     // The rule may have tightened since the credential was stored.
@@ -121,7 +123,10 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
       catalog.problems.set(name, `model ${name}: ${keyProblem}`);
       continue;
     }
-    catalog.models.push(storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" }));
+    const config = storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" });
+    byId.set(row.model.id, config);
+    fallbackIds.set(config, parseJson<string[]>(row.model.fallbacksJson) ?? []);
+    catalog.models.push(config);
     catalog.prices.set(name, {
       inputPerMtok: row.model.priceInputPerMtok,
       outputPerMtok: row.model.priceOutputPerMtok,
@@ -129,6 +134,11 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
       cacheWritePerMtok: row.model.priceCacheWritePerMtok,
     });
   }
+  // Fallbacks the principal can use now, in order; one disabled, deleted or unusable since is skipped.
+  catalog.models = catalog.models.map((config) => {
+    const fallbacks = (fallbackIds.get(config) ?? []).flatMap((id) => byId.get(id) ?? []).filter((f) => f !== config);
+    return fallbacks.length > 0 ? { ...config, fallbacks } : config;
+  });
   return catalog;
 }
 

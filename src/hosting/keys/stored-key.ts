@@ -60,15 +60,18 @@ function personalKeyFor(stored: StoredKey): DataKey | undefined {
 
 /** The catalogue as one request may use it: its personal credentials' models carry the key the request's own secret opened. */
 export function withPersonalKey(catalog: ModelCatalog, key: PersonalKey | undefined): ModelCatalog {
-  if (!key || !catalog.models.some((m) => m.storedKey?.personalKeyId === key.idText)) return catalog;
+  const sealedToIt = (m: ModelConfig) => m.storedKey?.personalKeyId === key?.idText;
+  if (!key || !catalog.models.some((m) => sealedToIt(m) || m.fallbacks?.some(sealedToIt))) return catalog;
   return { ...catalog, models: catalog.models.map((m) => modelWithPersonalKey(m, key)) };
 }
 
-/** One model as one request may use it (see withPersonalKey). */
+/** One model as one request may use it (see withPersonalKey), its fallbacks too. */
 export function modelWithPersonalKey(model: ModelConfig, key: PersonalKey | undefined): ModelConfig {
+  if (!key) return model;
   const stored = model.storedKey;
-  if (!key || stored?.personalKeyId !== key.idText) return model;
-  return { ...model, storedKey: { ...stored, personalKey: key } };
+  const own = stored?.personalKeyId === key.idText ? { ...model, storedKey: { ...stored, personalKey: key } } : model;
+  if (!model.fallbacks?.length) return own;
+  return { ...own, fallbacks: model.fallbacks.map((f) => modelWithPersonalKey(f, key)) };
 }
 
 /** The data key that sealed `sealed`: the team's current one, or during a rotation the one it replaces. */

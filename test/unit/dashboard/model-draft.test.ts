@@ -33,6 +33,7 @@ const teamModel: Model = {
   extra_body: null,
   fast_service_tier: null,
   stall_timeout_ms: null,
+  fallbacks: [],
   vision: true,
   code_mode: false,
   enabled: true,
@@ -52,6 +53,14 @@ const sent = (built: ReturnType<typeof bodyOf>) => {
 };
 
 describe("the model form's draft", () => {
+  it("sends the fallbacks in the order chosen, and clears them in an edit that has none", () => {
+    const draft = draftOf({ kind: "edit", model: { ...teamModel, fallbacks: ["model-2"] } }, [credential], true);
+    expect(draft.fallbacks).toEqual(["model-2"]);
+    expect(sent(bodyOf({ ...draft, fallbacks: ["model-3", "model-2"] }, true)).fallbacks).toEqual(["model-3", "model-2"]);
+    expect(sent(bodyOf({ ...draft, fallbacks: [] }, true)).fallbacks).toBeNull();
+    expect("fallbacks" in sent(bodyOf({ ...draftOf({ kind: "add" }, [credential], true), name: "n", model: "m" }, false))).toBe(false);
+  });
+
   it("a member who duplicates a team model gets a personal copy, the one scope they may add", () => {
     const draft = draftOf({ kind: "duplicate", model: teamModel }, [credential], false);
     expect(draft).toMatchObject({ name: "gpt-team-copy", scope: "user", credential_id: "cred-team", model: "gpt-5" });

@@ -7,6 +7,8 @@ import { describe, expect, it, vi } from "vitest";
 import { conversationName } from "../../../src/core/object-names.ts";
 import { startTurn } from "../../support/cursor-client.ts";
 import { chatChunk, chatText, createScenario, httpError } from "../../support/fake-provider.ts";
+import { api, teamWithPeople } from "../../support/admin-client.ts";
+import { storeCredential, storeModel } from "../../support/stored-models.ts";
 
 function llmCalls(conversationId: string) {
   return runInDurableObject(env.CONVERSATION.getByName(conversationName("local", conversationId)), (_i, state) =>
@@ -92,5 +94,49 @@ describe("fallbacks", () => {
     const { conversationId, end } = await turn("auth", scenario);
     expect(end.error?.code).toBe("unavailable");
     expect(await llmCalls(conversationId)).toHaveLength(1);
+  });
+});
+
+describe("fallbacks of stored models", () => {
+  it("run a team model's fallback, through the admin API's model ids", async () => {
+    const { admin, member } = await teamWithPeople();
+    const credential = await storeCredential(admin.token, "team", `sk-fallback-${crypto.randomUUID()}`);
+    const spare = await storeModel(admin.token, { credential_id: credential.id, scope: "team", model: "fake-spare" });
+    const main = await storeModel(admin.token, { credential_id: credential.id, scope: "team", model: "fake-main", fallbacks: [spare.id] });
+    expect((main as unknown as { fallbacks: string[] }).fallbacks).toEqual([spare.id]);
+    const scenario = await createScenario([httpError(503, "down"), chatText(["the spare answered"])]);
+    const conversationId = crypto.randomUUID();
+    const { reader } = await startTurn(
+      { conversationId, text: `stored ${scenario.marker}`, model: main.name },
+      { headers: { authorization: `Bearer ${member.token}` } },
+    );
+    expect(await reader.end(20_000)).toEqual({});
+    expect(reader.text()).toBe("the spare answered");
+    const requests = await scenario.requests(2);
+    expect(requests.map((r) => (JSON.parse(r.body) as { model: string }).model)).toEqual(["fake-main", "fake-spare"]);
+  });
+
+  it("refuses a fallback its users may not all use, another team's, or the model itself", async () => {
+    const { admin, member } = await teamWithPeople();
+    const other = await teamWithPeople();
+    const team = await storeCredential(admin.token, "team", `sk-a-${crypto.randomUUID()}`);
+    const own = await storeCredential(member.token, "user", `sk-b-${crypto.randomUUID()}`);
+    const personal = await storeModel(member.token, { credential_id: own.id, scope: "user" });
+    const elsewhere = await storeModel(other.admin.token, {
+      credential_id: (await storeCredential(other.admin.token, "team", `sk-c-${crypto.randomUUID()}`)).id,
+      scope: "team",
+    });
+    const main = await storeModel(admin.token, { credential_id: team.id, scope: "team" });
+    for (const id of [personal.id, elsewhere.id, main.id, "mdl_000000000000000000000000"]) {
+      const res = await api<{ error: { code: string; fields: { path: string }[] } }>("PATCH", `/api/v1/models/${main.id}`, {
+        token: admin.token,
+        body: { fallbacks: [id] },
+      });
+      expect(res.status, id).toBe(400);
+      expect(res.body.error.fields[0]?.path).toBe("body.fallbacks.0");
+    }
+    // A member's own model may fall back to a team model.
+    const mine = await api("PATCH", `/api/v1/models/${personal.id}`, { token: member.token, body: { fallbacks: [main.id] } });
+    expect(mine.status).toBe(200);
   });
 });

@@ -65,6 +65,8 @@ export const models = sqliteTable(
     extraBodyJson: text("extra_body_json"),
     fastServiceTier: text("fast_service_tier"),
     stallTimeoutMs: integer("stall_timeout_ms"),
+    /** A JSON array of model ids to move on to, in order, when a call fails (docs/providers.md#fallbacks); null: none. */
+    fallbacksJson: text("fallbacks_json"),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     /** False when the model cannot take images (as `vision` in BYOK_MODELS). */
     vision: integer("vision", { mode: "boolean" }).notNull().default(true),

@@ -1,0 +1,1 @@
+ALTER TABLE `models` ADD `fallbacks_json` text;

@@ -27,7 +27,11 @@ interface ModelFormProps {
 
 export function ModelForm({ api, me, mode, credentials, models, onSaved, onCancel }: ModelFormProps) {
   const isAdmin = me.user?.role === "admin";
-  const [draft, setDraft] = useState(() => draftOf(mode, credentials, isAdmin));
+  // A fallback deleted since is not listed, so it could not be unticked: it is dropped here.
+  const [draft, setDraft] = useState(() => {
+    const d = draftOf(mode, credentials, isAdmin);
+    return { ...d, fallbacks: d.fallbacks.filter((id) => models.some((m) => m.id === id)) };
+  });
   const form = useApiForm();
   const headingRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => headingRef.current?.focus(), []);

@@ -56,7 +56,7 @@ export interface ModelCallDeps {
   emit: (message: AgentServerMessage) => void;
 }
 
-/** Retries after the first failed attempt of a provider call (so at most 4 attempts). */
+/** Retries after the first failed attempt on one model (so at most 4 attempts per model, fallbacks each their own). */
 const MAX_PROVIDER_RETRIES = 3;
 
 /** A Retry-After this short is waited out on the same model even when a fallback is there. */
@@ -76,28 +76,23 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
   const index = deps.store.nextProviderCallIndex(input.runId);
   const targets = [input.model, ...(deps.providerFor ? (input.model.fallbacks ?? []) : [])];
   const attempts = { next: 0, streamed: false };
+  /** The largest window the input overflowed so far: later targets must be larger. */
+  let overflowed = 0;
   for (let t = 0; ; t++) {
     const model = targets[t]!;
     const provider = t === 0 ? deps.provider : deps.providerFor!(model);
     try {
       return await callTarget({ ...deps, provider }, { ...input, model }, index, attempts, t < targets.length - 1);
     } catch (err) {
-      const next = attempts.streamed || input.signal.aborted ? -1 : nextTarget(targets, t, err);
+      if (attempts.streamed || input.signal.aborted || !(err instanceof ProviderError)) throw err;
+      if (isContextOverflow(err)) overflowed = Math.max(overflowed, model.contextWindow);
+      else if (!isRetryable(err)) throw err;
+      // Only a model with room for what did not fit (docs/providers.md#fallbacks).
+      const next = targets.findIndex((m, i) => i > t && m.contextWindow > overflowed);
       if (next < 0) throw err;
       t = next - 1;
     }
   }
-}
-
-/** The index of the target to move on to after `err` on target `t`; -1: none, the call fails. */
-function nextTarget(targets: ModelConfig[], t: number, err: unknown): number {
-  if (!(err instanceof ProviderError)) return -1;
-  if (isContextOverflow(err)) {
-    // Only a model with room for what did not fit (docs/providers.md#fallbacks).
-    const window = targets[t]!.contextWindow;
-    return targets.findIndex((m, i) => i > t && m.contextWindow > window);
-  }
-  return isRetryable(err) && t + 1 < targets.length ? t + 1 : -1;
 }
 
 /** The attempts of one target, retried as above; with a fallback after it, a failure retrying would not soon fix moves on at once. */

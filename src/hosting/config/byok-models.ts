@@ -119,7 +119,7 @@ function resolveFallbacks(catalog: ModelCatalog, names: ReadonlyMap<string, stri
   for (const [i, model] of catalog.models.entries()) {
     const wanted = names.get(model.name);
     if (!wanted) continue;
-    const found = wanted.filter((name) => name !== model.name && byName.has(name));
+    const found = [...new Set(wanted)].filter((name) => name !== model.name && byName.has(name));
     const missing = wanted.filter((name) => !found.includes(name));
     if (missing.length > 0) {
       catalog.problems.set(

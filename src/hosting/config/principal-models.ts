@@ -100,7 +100,10 @@ async function localCatalog(env: CatalogEnv, stored: Promise<ModelCatalog>): Pro
       prices.delete(model.name);
       merged.problems.set(model.name, `model ${model.name} is stored and also set in BYOK_MODELS; the BYOK_MODELS entry wins`);
     } else {
-      merged.models.push(model);
+      // A stored model hidden by a BYOK_MODELS entry of its name is not reached as a fallback either.
+      const fallbacks = model.fallbacks?.filter((f) => !configured.models.some((c) => c.name === f.name));
+      const { fallbacks: _all, ...alone } = model;
+      merged.models.push(fallbacks?.length ? { ...model, fallbacks } : alone);
     }
   }
   return merged;

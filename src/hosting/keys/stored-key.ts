@@ -60,18 +60,22 @@ function personalKeyFor(stored: StoredKey): DataKey | undefined {
 
 /** The catalogue as one request may use it: its personal credentials' models carry the key the request's own secret opened. */
 export function withPersonalKey(catalog: ModelCatalog, key: PersonalKey | undefined): ModelCatalog {
-  const sealedToIt = (m: ModelConfig) => m.storedKey?.personalKeyId === key?.idText;
-  if (!key || !catalog.models.some((m) => sealedToIt(m) || m.fallbacks?.some(sealedToIt))) return catalog;
   return { ...catalog, models: catalog.models.map((m) => modelWithPersonalKey(m, key)) };
 }
 
-/** One model as one request may use it (see withPersonalKey), its fallbacks too. */
+/**
+ * One model as one request may use it (see withPersonalKey). Its fallbacks too, less those sealed
+ * to a personal key this request does not open: moving on to one would fail for that, not for the
+ * provider (docs/providers.md#fallbacks).
+ */
 export function modelWithPersonalKey(model: ModelConfig, key: PersonalKey | undefined): ModelConfig {
-  if (!key) return model;
+  const opens = (m: ModelConfig) => m.storedKey?.personalKeyId === undefined || m.storedKey.personalKeyId === key?.idText;
   const stored = model.storedKey;
-  const own = stored?.personalKeyId === key.idText ? { ...model, storedKey: { ...stored, personalKey: key } } : model;
+  const own = key && stored?.personalKeyId === key.idText ? { ...model, storedKey: { ...stored, personalKey: key } } : model;
   if (!model.fallbacks?.length) return own;
-  return { ...own, fallbacks: model.fallbacks.map((f) => modelWithPersonalKey(f, key)) };
+  const fallbacks = model.fallbacks.filter(opens).map((f) => modelWithPersonalKey(f, key));
+  const { fallbacks: _all, ...alone } = own;
+  return fallbacks.length > 0 ? { ...own, fallbacks } : alone;
 }
 
 /** The data key that sealed `sealed`: the team's current one, or during a rotation the one it replaces. */

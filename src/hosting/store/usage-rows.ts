@@ -71,21 +71,24 @@ export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs 
     const ledger = usageShares(run.model, u, callRows).map((share) => {
       const tokens = tokenColumns(share.usage);
       const costUsd = run.costOf?.(share.model, share.usage) ?? 0;
-      return db
-        .insert(usageLedger)
-        .values({ ...owner, ...tokens, day, model: share.model, requests: 1, costUsd })
-        .onConflictDoUpdate({
-          target: [usageLedger.day, usageLedger.principal, usageLedger.model],
-          set: {
-            requests: sql`${usageLedger.requests} + 1`,
-            inputTokens: sql`${usageLedger.inputTokens} + ${tokens.inputTokens}`,
-            outputTokens: sql`${usageLedger.outputTokens} + ${tokens.outputTokens}`,
-            cacheReadTokens: sql`${usageLedger.cacheReadTokens} + ${tokens.cacheReadTokens}`,
-            cacheWriteTokens: sql`${usageLedger.cacheWriteTokens} + ${tokens.cacheWriteTokens}`,
-            reasoningTokens: sql`${usageLedger.reasoningTokens} + ${tokens.reasoningTokens}`,
-            costUsd: sql`${usageLedger.costUsd} + ${costUsd}`,
-          },
-        });
+      return (
+        db
+          .insert(usageLedger)
+          // One request: the run's model's; a fallback's share carries tokens and cost, not another request.
+          .values({ ...owner, ...tokens, day, model: share.model, requests: share.model === run.model ? 1 : 0, costUsd })
+          .onConflictDoUpdate({
+            target: [usageLedger.day, usageLedger.principal, usageLedger.model],
+            set: {
+              requests: sql`${usageLedger.requests} + ${share.model === run.model ? 1 : 0}`,
+              inputTokens: sql`${usageLedger.inputTokens} + ${tokens.inputTokens}`,
+              outputTokens: sql`${usageLedger.outputTokens} + ${tokens.outputTokens}`,
+              cacheReadTokens: sql`${usageLedger.cacheReadTokens} + ${tokens.cacheReadTokens}`,
+              cacheWriteTokens: sql`${usageLedger.cacheWriteTokens} + ${tokens.cacheWriteTokens}`,
+              reasoningTokens: sql`${usageLedger.reasoningTokens} + ${tokens.reasoningTokens}`,
+              costUsd: sql`${usageLedger.costUsd} + ${costUsd}`,
+            },
+          })
+      );
     });
     await db.batch([
       db.insert(usage).values({

@@ -11,13 +11,14 @@ export interface UsageShare {
 
 const TOKEN_KEYS = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"] as const;
 
-type CallTokens = { model: string } & { [K in (typeof TOKEN_KEYS)[number]]: number | null };
+type CallTokens = { model: string; status: string } & { [K in (typeof TOKEN_KEYS)[number]]: number | null };
 
 /** The run's model first, with what the other models' calls did not use; then each other model. */
 export function usageShares(runModel: string, total: Usage, calls: readonly CallTokens[]): UsageShare[] {
   const others = new Map<string, Usage>();
   for (const call of calls) {
-    if (call.model === runModel) continue;
+    // The run's total counts its answered calls: a fallback's share is its answered calls' tokens.
+    if (call.model === runModel || call.status !== "completed") continue;
     const usage = others.get(call.model) ?? emptyUsage();
     for (const key of TOKEN_KEYS) usage[key] += call[key] ?? 0;
     others.set(call.model, usage);

@@ -9,8 +9,9 @@ const usage = (input: number, output: number) => ({
   cacheWriteTokens: 0,
   reasoningTokens: 0,
 });
-const call = (model: string, input: number | null, output: number | null) => ({
+const call = (model: string, input: number | null, output: number | null, status = "completed") => ({
   model,
+  status,
   inputTokens: input,
   outputTokens: output,
   cacheReadTokens: null,
@@ -26,7 +27,12 @@ describe("usage shares", () => {
   });
 
   it("charges a fallback what its calls used, and the run's model the rest", () => {
-    const shares = usageShares("main", usage(100, 10), [call("main", 30, 0), call("spare", 70, 10), call("spare", null, null)]);
+    const shares = usageShares("main", usage(100, 10), [
+      call("main", 30, 0),
+      call("spare", 70, 10),
+      call("spare", null, null),
+      call("spare", 500, 0, "failed"),
+    ]);
     expect(shares).toEqual([
       { model: "main", usage: usage(30, 0) },
       { model: "spare", usage: usage(70, 10) },

@@ -104,6 +104,8 @@ export default defineConfig(async () => {
                 model("fake-stall", "fake-s", { stall_timeout_ms: 1000 }),
                 // Falls back to fake-small, then fake-model (test/workers/provider/fallbacks.test.ts).
                 model("fake-fallback", "fake-f", { context_window: 32000, fallbacks: ["fake-small", "fake-model"] }),
+                // Summarized by fake-model, its subagents on fake-small (test/workers/cursor/model-roles.test.ts).
+                model("fake-roles", "fake-ro", { context_window: 32000, compaction_model: "fake-model", subagent_model: "fake-small" }),
               ]),
               // Search is configured for the whole project; its absence is unit-tested (test/unit/cursor/offered-tools.test.ts).
               BYOK_SEARCH: JSON.stringify({

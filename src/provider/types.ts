@@ -33,6 +33,10 @@ export interface ModelConfig {
    * model of the caller's own, without fallbacks of its own (no chains).
    */
   fallbacks?: ModelConfig[];
+  /** The model that writes this one's conversation summaries (docs/providers.md#roles); absent: this one. */
+  compactionModel?: ModelConfig;
+  /** The name of the model its subagents run on when the Task and the client choose none (docs/providers.md#roles). */
+  subagentModel?: string;
   /**
    * A hosted model's key, still encrypted (docs/hosting.md#models-per-user): `apiKey` is empty
    * until it is opened just before the provider call (src/hosting/keys/stored-key.ts).

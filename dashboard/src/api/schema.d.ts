@@ -2426,6 +2426,10 @@ export interface components {
       stall_timeout_ms: number | null;
       /** @description Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none */
       fallbacks: string[] | null;
+      /** @description The model that writes this model's conversation summaries (docs/providers.md#roles); null: this model */
+      compaction_model_id: string | null;
+      /** @description The model its subagents run on when the Task and the client choose none; null: this model */
+      subagent_model_id: string | null;
       /** @description False when the model cannot take images; default true */
       vision: boolean;
       /** @description True: Cursor runs are offered Codex's exec and wait tools; default false */
@@ -2498,6 +2502,10 @@ export interface components {
       stall_timeout_ms?: number | null;
       /** @description Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none */
       fallbacks?: string[] | null;
+      /** @description The model that writes this model's conversation summaries (docs/providers.md#roles); null: this model */
+      compaction_model_id?: string | null;
+      /** @description The model its subagents run on when the Task and the client choose none; null: this model */
+      subagent_model_id?: string | null;
       /** @description False when the model cannot take images; default true */
       vision?: boolean;
       /** @description True: Cursor runs are offered Codex's exec and wait tools; default false */
@@ -2571,6 +2579,10 @@ export interface components {
       stall_timeout_ms?: number | null;
       /** @description Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none */
       fallbacks?: string[] | null;
+      /** @description The model that writes this model's conversation summaries (docs/providers.md#roles); null: this model */
+      compaction_model_id?: string | null;
+      /** @description The model its subagents run on when the Task and the client choose none; null: this model */
+      subagent_model_id?: string | null;
       /** @description False when the model cannot take images; default true */
       vision?: boolean;
       /** @description True: Cursor runs are offered Codex's exec and wait tools; default false */

@@ -29,6 +29,9 @@ export interface Draft {
   extra_body: string;
   /** The models to fall back to, by id, in the order they were chosen (docs/providers.md#fallbacks). */
   fallbacks: string[];
+  /** The role models by id (docs/providers.md#roles); "": this model. */
+  compaction_model_id: string;
+  subagent_model_id: string;
 }
 
 export const NUMBERS = [
@@ -74,6 +77,8 @@ export function draftOf(mode: ModelFormMode, credentials: Credential[], mayAddTe
     stored_headers: mode.kind === "edit" ? [...(m?.header_names ?? [])] : [],
     extra_body: m?.extra_body ? JSON.stringify(m.extra_body, null, 2) : "",
     fallbacks: [...(m?.fallbacks ?? [])],
+    compaction_model_id: m?.compaction_model_id ?? "",
+    subagent_model_id: m?.subagent_model_id ?? "",
   };
 }
 
@@ -95,6 +100,8 @@ export function bodyOf(d: Draft, editing: boolean): { body: Record<string, unkno
   body.code_mode = d.code_mode;
   body.enabled = d.enabled;
   body.fallbacks = d.fallbacks.length > 0 ? d.fallbacks : empty;
+  body.compaction_model_id = d.compaction_model_id || empty;
+  body.subagent_model_id = d.subagent_model_id || empty;
   if (editing) body.headers = headersPatchOf(d.headers, d.stored_headers);
   else {
     const headers = headersOf(d.headers);

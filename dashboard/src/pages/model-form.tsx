@@ -30,7 +30,13 @@ export function ModelForm({ api, me, mode, credentials, models, onSaved, onCance
   // A fallback deleted since is not listed, so it could not be unticked: it is dropped here.
   const [draft, setDraft] = useState(() => {
     const d = draftOf(mode, credentials, isAdmin);
-    return { ...d, fallbacks: d.fallbacks.filter((id) => models.some((m) => m.id === id)) };
+    const listed = (id: string) => models.some((m) => m.id === id);
+    return {
+      ...d,
+      fallbacks: d.fallbacks.filter(listed),
+      compaction_model_id: listed(d.compaction_model_id) ? d.compaction_model_id : "",
+      subagent_model_id: listed(d.subagent_model_id) ? d.subagent_model_id : "",
+    };
   });
   const form = useApiForm();
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -40,6 +46,10 @@ export function ModelForm({ api, me, mode, credentials, models, onSaved, onCance
     (value: Draft[K]) =>
       setDraft((d) => ({ ...d, [key]: value }));
   const editing = mode.kind === "edit";
+  /** The models this one may name as a fallback or role: not itself; for a team model, team models only. */
+  const others = models.filter(
+    (m) => m.id !== (mode.kind === "edit" ? mode.model.id : "") && (draft.scope === "user" || m.scope === "team"),
+  );
   const credential = credentials.find((c) => c.id === draft.credential_id);
   const suggestions = (credential && presetOfBaseUrl(credential.base_url)?.models) ?? [];
   const suggestionsId = useId();
@@ -221,14 +231,25 @@ export function ModelForm({ api, me, mode, credentials, models, onSaved, onCance
             error={f.code_mode}
             hint="Offer Cursor runs Codex's exec and wait tools."
           />
-          <Fallbacks
-            models={models.filter(
-              (m) => m.id !== (mode.kind === "edit" ? mode.model.id : "") && (draft.scope === "user" || m.scope === "team"),
-            )}
-            chosen={draft.fallbacks}
-            onChosen={set("fallbacks")}
-            error={f.fallbacks}
-          />
+          <div class="grid">
+            {(["compaction_model_id", "subagent_model_id"] as const).map((field) => (
+              <SelectField
+                key={field}
+                label={field === "compaction_model_id" ? "Summaries written by" : "Subagents run on"}
+                name={field}
+                value={draft[field]}
+                onValue={set(field)}
+                error={f[field]}
+                options={[{ value: "", label: "This model" }, ...others.map((m) => ({ value: m.id, label: m.name }))]}
+                hint={
+                  field === "compaction_model_id"
+                    ? "The model that summarizes a long conversation."
+                    : "When the Task and Cursor choose none."
+                }
+              />
+            ))}
+          </div>
+          <Fallbacks models={others} chosen={draft.fallbacks} onChosen={set("fallbacks")} error={f.fallbacks} />
           <HeadersEditor rows={draft.headers} onRows={set("headers")} error={f.headers} />
           <Field label="Extra request body (JSON)" name="extra_body" error={f.extra_body} hint="Merged into every provider request body.">
             {(control) => (

@@ -27,6 +27,8 @@ const SUMMARY_CUT_NOTE = "(This summary was cut off at the model's output limit.
 export interface CompactionDeps {
   store: ConversationStore;
   provider: Provider;
+  /** Another model's provider: the summary's own model (its role) and the fallbacks (docs/providers.md#roles). */
+  providerFor?: (model: ModelConfig) => Provider;
   emit: (message: AgentServerMessage) => void;
 }
 
@@ -113,11 +115,14 @@ export async function compactHistory(deps: CompactionDeps, input: CompactionInpu
 async function writeSummary(deps: CompactionDeps, input: CompactionInput, messages: ChatMessage[]): Promise<Written> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), input.deadlineMs);
+  // The model's summary role when it has one: a cheaper model may write what a dearer one reads.
+  const writer = deps.providerFor && input.model.compactionModel ? input.model.compactionModel : input.model;
+  const callDeps = writer === input.model ? deps : { ...deps, provider: deps.providerFor!(writer) };
   try {
-    const result = await callModel(deps, {
+    const result = await callModel(callDeps, {
       runId: input.runId,
       conversationId: input.conversationId,
-      model: input.model,
+      model: writer,
       messages: [...projectHistory(messages), { role: "user", content: compactionPrompt.trim() }],
       tools: [],
       forward: false,

@@ -62,6 +62,7 @@ export function planRun(
         model.model.name,
         catalog.models.map((m) => m.name),
         request.subagentModelOverrides,
+        model.model.subagentModel,
       ),
     },
   };

@@ -52,6 +52,12 @@ const settings = {
     description:
       "Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none",
   }),
+  compaction_model_id: z.string().min(1).max(100).nullable().openapi({
+    description: "The model that writes this model's conversation summaries (docs/providers.md#roles); null: this model",
+  }),
+  subagent_model_id: z.string().min(1).max(100).nullable().openapi({
+    description: "The model its subagents run on when the Task and the client choose none; null: this model",
+  }),
   vision: z.boolean().openapi({ description: "False when the model cannot take images; default true" }),
   code_mode: z.boolean().openapi({ description: "True: Cursor runs are offered Codex's exec and wait tools; default false" }),
   enabled: z.boolean().openapi({ description: "Disabled models are not listed in Cursor nor usable; default true" }),
@@ -161,6 +167,7 @@ modelRoutes.openapi(
     const owner = { teamId: account.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? account.id : null };
     await usableCredential(db, c.var.principal, body.credential_id, owner);
     if (body.fallbacks) await refuseUnusableFallbacks(db, owner, null, body.fallbacks);
+    await refuseUnusableRoles(db, owner, null, body);
     const now = Date.now();
     const unsealed: ModelRow = {
       id: newId("mdl"),
@@ -251,6 +258,7 @@ modelRoutes.openapi(
     if (body.name !== undefined && c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     if (body.credential_id !== undefined) await usableCredential(db, c.var.principal, body.credential_id, model);
     if (body.fallbacks) await refuseUnusableFallbacks(db, model, model.id, body.fallbacks);
+    await refuseUnusableRoles(db, model, model.id, body);
     const patch: ModelPatch = {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.credential_id !== undefined && { credentialId: body.credential_id }),
@@ -361,23 +369,35 @@ async function usableCredential(
  * live, and for a team model team models only (a member's personal model would serve nobody else);
  * never the model itself. Anything else is invalid_argument naming it.
  */
-async function refuseUnusableFallbacks(
-  db: D1Db,
-  owner: { teamId: string; scope: "user" | "team"; ownerUserId: string | null },
-  selfId: string | null,
-  ids: string[],
-): Promise<void> {
+async function refuseUnusableFallbacks(db: D1Db, owner: ModelOwner, selfId: string | null, ids: string[]): Promise<void> {
   if (new Set(ids).size !== ids.length) throw invalidField("body.fallbacks", "names a model twice");
-  for (const [i, id] of ids.entries()) {
-    const target = id === selfId ? undefined : await modelById(db, id);
-    const usable =
-      target !== undefined &&
-      target.teamId === owner.teamId &&
-      (target.scope === "team" || (owner.scope === "user" && target.ownerUserId === owner.ownerUserId));
-    if (!usable) {
-      const who = owner.scope === "team" ? "a team model of the same team" : "one of your models or your team's";
-      throw invalidField(`body.fallbacks.${i}`, `model ${id} is not ${who} (nor the model itself)`);
-    }
+  for (const [i, id] of ids.entries()) await refuseUnusableTarget(db, owner, selfId, id, `body.fallbacks.${i}`);
+}
+
+/** The role models (docs/providers.md#roles), by the same rule as fallbacks. */
+async function refuseUnusableRoles(
+  db: D1Db,
+  owner: ModelOwner,
+  selfId: string | null,
+  body: { compaction_model_id?: string | null; subagent_model_id?: string | null },
+): Promise<void> {
+  for (const field of ["compaction_model_id", "subagent_model_id"] as const) {
+    const id = body[field];
+    if (id) await refuseUnusableTarget(db, owner, selfId, id, `body.${field}`);
+  }
+}
+
+type ModelOwner = { teamId: string; scope: "user" | "team"; ownerUserId: string | null };
+
+async function refuseUnusableTarget(db: D1Db, owner: ModelOwner, selfId: string | null, id: string, path: string): Promise<void> {
+  const target = id === selfId ? undefined : await modelById(db, id);
+  const usable =
+    target !== undefined &&
+    target.teamId === owner.teamId &&
+    (target.scope === "team" || (owner.scope === "user" && target.ownerUserId === owner.ownerUserId));
+  if (!usable) {
+    const who = owner.scope === "team" ? "a team model of the same team" : "one of your models or your team's";
+    throw invalidField(path, `model ${id} is not ${who} (nor the model itself)`);
   }
 }
 
@@ -429,6 +449,8 @@ const UNSET = {
   fastServiceTier: null,
   stallTimeoutMs: null,
   fallbacksJson: null,
+  compactionModelId: null,
+  subagentModelId: null,
   priceInputPerMtok: null,
   priceOutputPerMtok: null,
   priceCacheReadPerMtok: null,
@@ -448,6 +470,8 @@ function rowSettings(body: SettingsBody): ModelPatch {
     ...(set(body.fast_service_tier) && { fastServiceTier: body.fast_service_tier }),
     ...(set(body.stall_timeout_ms) && { stallTimeoutMs: body.stall_timeout_ms }),
     ...(set(body.fallbacks) && { fallbacksJson: body.fallbacks?.length ? JSON.stringify(body.fallbacks) : null }),
+    ...(set(body.compaction_model_id) && { compactionModelId: body.compaction_model_id }),
+    ...(set(body.subagent_model_id) && { subagentModelId: body.subagent_model_id }),
     ...(set(body.price_input_per_mtok) && { priceInputPerMtok: body.price_input_per_mtok }),
     ...(set(body.price_output_per_mtok) && { priceOutputPerMtok: body.price_output_per_mtok }),
     ...(set(body.price_cache_read_per_mtok) && { priceCacheReadPerMtok: body.price_cache_read_per_mtok }),
@@ -470,6 +494,8 @@ function modelJson(row: ModelRow) {
     fast_service_tier: row.fastServiceTier,
     stall_timeout_ms: row.stallTimeoutMs,
     fallbacks: row.fallbacksJson ? (JSON.parse(row.fallbacksJson) as string[]) : [],
+    compaction_model_id: row.compactionModelId,
+    subagent_model_id: row.subagentModelId,
     vision: row.vision,
     code_mode: row.codeMode,
     enabled: row.enabled,

@@ -31,6 +31,9 @@ const entrySchema = z.object({
   code_mode: z.boolean().optional(),
   /** Other entries' names, tried in order (docs/providers.md#fallbacks). */
   fallbacks: z.array(z.string().min(1).max(200)).max(5).optional(),
+  /** Other entries' names: the model that writes its summaries, the one its subagents run on (docs/providers.md#roles). */
+  compaction_model: z.string().min(1).max(200).optional(),
+  subagent_model: z.string().min(1).max(200).optional(),
 });
 
 export interface ModelCatalog {
@@ -56,6 +59,7 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
     return catalog;
   }
   const fallbackNames = new Map<string, string[]>();
+  const roleNames = new Map<string, { compaction?: string; subagent?: string }>();
   parsed.forEach((item, index) => {
     const label = typeof item?.name === "string" && item.name ? item.name : `#${index}`;
     const result = entrySchema.safeParse(item);
@@ -105,9 +109,37 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
       ...(entry.code_mode === true && { codeMode: true }),
     });
     if (entry.fallbacks?.length) fallbackNames.set(entry.name, entry.fallbacks);
+    if (entry.compaction_model || entry.subagent_model) {
+      roleNames.set(entry.name, { compaction: entry.compaction_model, subagent: entry.subagent_model });
+    }
   });
+  resolveRoles(catalog, roleNames);
   resolveFallbacks(catalog, fallbackNames);
   return catalog;
+}
+
+/** Gives each model the models its roles name; a name that is not another configured model is left out and said. */
+function resolveRoles(catalog: ModelCatalog, names: ReadonlyMap<string, { compaction?: string; subagent?: string }>): void {
+  const byName = new Map(catalog.models.map((m) => [m.name, m]));
+  for (const [i, model] of catalog.models.entries()) {
+    const wanted = names.get(model.name);
+    if (!wanted) continue;
+    const usable = (name: string | undefined) => (name && name !== model.name && byName.has(name) ? name : undefined);
+    for (const [field, name] of [
+      ["compaction_model", wanted.compaction],
+      ["subagent_model", wanted.subagent],
+    ] as const) {
+      if (name && !usable(name))
+        catalog.problems.set(`${model.name} ${field}`, `model ${model.name}: ${field} ${name} is not another configured model; left out`);
+    }
+    const compaction = usable(wanted.compaction);
+    const subagent = usable(wanted.subagent);
+    catalog.models[i] = {
+      ...model,
+      ...(compaction && { compactionModel: byName.get(compaction)! }),
+      ...(subagent && { subagentModel: subagent }),
+    };
+  }
 }
 
 /**

@@ -113,6 +113,7 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
   const catalog: ModelCatalog & { prices: Map<string, ModelPrices> } = { models: [], problems: new Map(), prices: new Map() };
   const byId = new Map<string, ModelConfig>();
   const fallbackIds = new Map<ModelConfig, string[]>();
+  const roleIds = new Map<ModelConfig, { compaction: string | null; subagent: string | null }>();
   for (const row of rows) {
     const name = row.model.name;
     // The rule may have tightened since the credential was stored.
@@ -129,6 +130,7 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
     const config = storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" });
     byId.set(row.model.id, config);
     fallbackIds.set(config, parseJson<string[]>(row.model.fallbacksJson) ?? []);
+    roleIds.set(config, { compaction: row.model.compactionModelId, subagent: row.model.subagentModelId });
     catalog.models.push(config);
     catalog.prices.set(name, {
       inputPerMtok: row.model.priceInputPerMtok,
@@ -138,9 +140,18 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
     });
   }
   // Fallbacks the principal can use now, in order; one disabled, deleted or unusable since is skipped.
+  // The same for its roles (docs/providers.md#roles): one the principal cannot use now is this model itself.
   catalog.models = catalog.models.map((config) => {
     const fallbacks = (fallbackIds.get(config) ?? []).flatMap((id) => byId.get(id) ?? []).filter((f) => f !== config);
-    return fallbacks.length > 0 ? { ...config, fallbacks } : config;
+    const roles = roleIds.get(config);
+    const compaction = roles?.compaction ? byId.get(roles.compaction) : undefined;
+    const subagent = roles?.subagent ? byId.get(roles.subagent) : undefined;
+    return {
+      ...config,
+      ...(fallbacks.length > 0 && { fallbacks }),
+      ...(compaction && compaction !== config && { compactionModel: compaction }),
+      ...(subagent && subagent !== config && { subagentModel: subagent.name }),
+    };
   });
   return catalog;
 }

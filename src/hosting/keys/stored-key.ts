@@ -64,18 +64,21 @@ export function withPersonalKey(catalog: ModelCatalog, key: PersonalKey | undefi
 }
 
 /**
- * One model as one request may use it (see withPersonalKey). Its fallbacks too, less those sealed
- * to a personal key this request does not open: moving on to one would fail for that, not for the
- * provider (docs/providers.md#fallbacks).
+ * One model as one request may use it (see withPersonalKey). Its fallbacks and summary model too,
+ * less those sealed to a personal key this request does not open: moving on to one would fail for
+ * that, not for the provider (docs/providers.md#fallbacks).
  */
 export function modelWithPersonalKey(model: ModelConfig, key: PersonalKey | undefined): ModelConfig {
   const opens = (m: ModelConfig) => m.storedKey?.personalKeyId === undefined || m.storedKey.personalKeyId === key?.idText;
-  const stored = model.storedKey;
-  const own = key && stored?.personalKeyId === key.idText ? { ...model, storedKey: { ...stored, personalKey: key } } : model;
-  if (!model.fallbacks?.length) return own;
-  const fallbacks = model.fallbacks.filter(opens).map((f) => modelWithPersonalKey(f, key));
-  const { fallbacks: _all, ...alone } = own;
-  return fallbacks.length > 0 ? { ...own, fallbacks } : alone;
+  const { fallbacks: allFallbacks, compactionModel: writer, ...alone } = model;
+  const stored = alone.storedKey;
+  const own = key && stored?.personalKeyId === key.idText ? { ...alone, storedKey: { ...stored, personalKey: key } } : alone;
+  const fallbacks = (allFallbacks ?? []).filter(opens).map((f) => modelWithPersonalKey(f, key));
+  return {
+    ...own,
+    ...(fallbacks.length > 0 && { fallbacks }),
+    ...(writer && opens(writer) && { compactionModel: modelWithPersonalKey(writer, key) }),
+  };
 }
 
 /** The data key that sealed `sealed`: the team's current one, or during a rotation the one it replaces. */

@@ -34,6 +34,8 @@ const teamModel: Model = {
   fast_service_tier: null,
   stall_timeout_ms: null,
   fallbacks: [],
+  compaction_model_id: null,
+  subagent_model_id: null,
   vision: true,
   code_mode: false,
   enabled: true,

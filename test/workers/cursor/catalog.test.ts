@@ -35,7 +35,15 @@ describe("catalogue and account calls", () => {
 
   it("lists the configured models with their context token limits", async () => {
     const models = await unary("/aiserver.v1.AiService/AvailableModels", AvailableModelsResponseSchema);
-    expect(models.modelNames).toEqual(["fake-model", "fake-small", "fake-responses", "fake-anthropic", "fake-stall", "fake-fallback"]);
+    expect(models.modelNames).toEqual([
+      "fake-model",
+      "fake-small",
+      "fake-responses",
+      "fake-anthropic",
+      "fake-stall",
+      "fake-fallback",
+      "fake-roles",
+    ]);
     expect(models.models.slice(0, 2).map((m) => [m.name, m.contextTokenLimit, m.supportsAgent])).toEqual([
       ["fake-model", 128000, true],
       ["fake-small", 32000, true],

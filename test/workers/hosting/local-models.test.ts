@@ -10,7 +10,7 @@ import { startTurn, usableModelNames } from "../../support/cursor-client.ts";
 import { chatText, createScenario } from "../../support/fake-provider.ts";
 import { type StoredModel, storeCredential, storeModel } from "../../support/stored-models.ts";
 
-const CONFIGURED = ["fake-model", "fake-small", "fake-responses", "fake-anthropic", "fake-stall", "fake-fallback"];
+const CONFIGURED = ["fake-model", "fake-small", "fake-responses", "fake-anthropic", "fake-stall", "fake-fallback", "fake-roles"];
 
 const stored: string[] = [];
 afterEach(async () => {

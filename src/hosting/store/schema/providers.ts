@@ -67,6 +67,9 @@ export const models = sqliteTable(
     stallTimeoutMs: integer("stall_timeout_ms"),
     /** A JSON array of model ids to move on to, in order, when a call fails (docs/providers.md#fallbacks); null: none. */
     fallbacksJson: text("fallbacks_json"),
+    /** The models that write its summaries and run its subagents (docs/providers.md#roles); null: itself. */
+    compactionModelId: text("compaction_model_id"),
+    subagentModelId: text("subagent_model_id"),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     /** False when the model cannot take images (as `vision` in BYOK_MODELS). */
     vision: integer("vision", { mode: "boolean" }).notNull().default(true),

@@ -106,6 +106,8 @@ export default defineConfig(async () => {
                 model("fake-fallback", "fake-f", { context_window: 32000, fallbacks: ["fake-small", "fake-model"] }),
                 // Summarized by fake-model, its subagents on fake-small (test/workers/cursor/model-roles.test.ts).
                 model("fake-roles", "fake-ro", { context_window: 32000, compaction_model: "fake-model", subagent_model: "fake-small" }),
+                // Takes no images; fake-model describes them (test/workers/cursor/model-roles.test.ts).
+                model("fake-text", "fake-t", { vision: false, image_model: "fake-model" }),
               ]),
               // Search is configured for the whole project; its absence is unit-tested (test/unit/cursor/offered-tools.test.ts).
               BYOK_SEARCH: JSON.stringify({

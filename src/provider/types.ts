@@ -35,6 +35,8 @@ export interface ModelConfig {
   fallbacks?: ModelConfig[];
   /** The model that writes this one's conversation summaries (docs/providers.md#roles); absent: this one. */
   compactionModel?: ModelConfig;
+  /** For a model with `vision: false`: the model that describes each image in its place (docs/providers.md#images-for-text-only-models). */
+  imageModel?: ModelConfig;
   /** The name of the model its subagents run on when the Task and the client choose none (docs/providers.md#roles). */
   subagentModel?: string;
   /**

@@ -2430,6 +2430,8 @@ export interface components {
       compaction_model_id: string | null;
       /** @description The model its subagents run on when the Task and the client choose none; null: this model */
       subagent_model_id: string | null;
+      /** @description For a model with vision false: a model that takes images and describes each in its place; null: images become a note */
+      image_model_id: string | null;
       /** @description False when the model cannot take images; default true */
       vision: boolean;
       /** @description True: Cursor runs are offered Codex's exec and wait tools; default false */
@@ -2506,6 +2508,8 @@ export interface components {
       compaction_model_id?: string | null;
       /** @description The model its subagents run on when the Task and the client choose none; null: this model */
       subagent_model_id?: string | null;
+      /** @description For a model with vision false: a model that takes images and describes each in its place; null: images become a note */
+      image_model_id?: string | null;
       /** @description False when the model cannot take images; default true */
       vision?: boolean;
       /** @description True: Cursor runs are offered Codex's exec and wait tools; default false */
@@ -2583,6 +2587,8 @@ export interface components {
       compaction_model_id?: string | null;
       /** @description The model its subagents run on when the Task and the client choose none; null: this model */
       subagent_model_id?: string | null;
+      /** @description For a model with vision false: a model that takes images and describes each in its place; null: images become a note */
+      image_model_id?: string | null;
       /** @description False when the model cannot take images; default true */
       vision?: boolean;
       /** @description True: Cursor runs are offered Codex's exec and wait tools; default false */

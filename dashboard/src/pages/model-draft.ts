@@ -32,6 +32,7 @@ export interface Draft {
   /** The role models by id (docs/providers.md#roles); "": this model. */
   compaction_model_id: string;
   subagent_model_id: string;
+  image_model_id: string;
 }
 
 export const NUMBERS = [
@@ -79,6 +80,7 @@ export function draftOf(mode: ModelFormMode, credentials: Credential[], mayAddTe
     fallbacks: [...(m?.fallbacks ?? [])],
     compaction_model_id: m?.compaction_model_id ?? "",
     subagent_model_id: m?.subagent_model_id ?? "",
+    image_model_id: m?.image_model_id ?? "",
   };
 }
 
@@ -102,6 +104,8 @@ export function bodyOf(d: Draft, editing: boolean): { body: Record<string, unkno
   body.fallbacks = d.fallbacks.length > 0 ? d.fallbacks : empty;
   body.compaction_model_id = d.compaction_model_id || empty;
   body.subagent_model_id = d.subagent_model_id || empty;
+  // Only a model without vision has its images described.
+  body.image_model_id = (!d.vision && d.image_model_id) || empty;
   if (editing) body.headers = headersPatchOf(d.headers, d.stored_headers);
   else {
     const headers = headersOf(d.headers);

@@ -36,6 +36,7 @@ export function ModelForm({ api, me, mode, credentials, models, onSaved, onCance
       fallbacks: d.fallbacks.filter(listed),
       compaction_model_id: listed(d.compaction_model_id) ? d.compaction_model_id : "",
       subagent_model_id: listed(d.subagent_model_id) ? d.subagent_model_id : "",
+      image_model_id: listed(d.image_model_id) ? d.image_model_id : "",
     };
   });
   const form = useApiForm();
@@ -223,6 +224,20 @@ export function ModelForm({ api, me, mode, credentials, models, onSaved, onCance
             />
           </div>
           <CheckboxField label="Takes images" name="vision" checked={draft.vision} onChecked={set("vision")} error={f.vision} />
+          {!draft.vision && (
+            <SelectField
+              label="Images described by"
+              name="image_model_id"
+              value={draft.image_model_id}
+              onValue={set("image_model_id")}
+              error={f.image_model_id}
+              options={[
+                { value: "", label: "Nobody (a note in their place)" },
+                ...others.filter((m) => m.vision).map((m) => ({ value: m.id, label: m.name })),
+              ]}
+              hint="A model that takes images describes each one in its place, once per image."
+            />
+          )}
           <CheckboxField
             label="Code mode"
             name="code_mode"

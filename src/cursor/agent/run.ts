@@ -15,6 +15,7 @@ import {
   type ToolDefinition,
   type Usage,
 } from "../../provider/types.ts";
+import { withImagesDescribed } from "./image-descriptions.ts";
 import { callModel } from "./model-call.ts";
 import { modelRefused } from "./run-errors.ts";
 import { SYSTEM_PROMPT } from "./prompt.ts";
@@ -267,11 +268,12 @@ type ModelCycle =
 async function modelCycle(deps: RunDeps, input: RunInput, messages: ChatMessage[], tools: ToolDefinition[]): Promise<ModelCycle> {
   const signal = input.control.begin("model");
   try {
+    const described = await withImagesDescribed(deps, { ...input, signal }, messages);
     const result = await callModel(deps, {
       runId: input.runId,
       conversationId: input.conversationId,
       model: input.model,
-      messages,
+      messages: described,
       tools,
       cardFor: (name) => input.tools.find((t) => t.name === name)?.emptyCard(),
       signal,

@@ -28,7 +28,8 @@ export function availableModels(models: ModelConfig[]): AvailableModelsResponse 
       supportsAgent: true,
       supportsThinking: true,
       // Cursor drops the images of a message to a model it believes cannot see them.
-      supportsImages: m.vision !== false,
+      // A text-only model with an image model takes images: they reach it described (docs/providers.md#images-for-text-only-models).
+      supportsImages: m.vision !== false || m.imageModel !== undefined,
       supportsMaxMode: false,
       supportsNonMaxMode: true,
       contextTokenLimit: m.contextWindow,

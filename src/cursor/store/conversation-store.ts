@@ -7,6 +7,7 @@ import type { ChatMessage, FinishReason, ImagePart, Usage } from "../../provider
 import {
   clientBlobs,
   contextBlobs,
+  imageDescriptions,
   conversations,
   llmCalls,
   messageImages,
@@ -495,6 +496,15 @@ export class ConversationStore {
         .get();
       if (row && stored.parts.length > 0) writeParts(tx, partsOwner(CONTEXT_BLOB_PARTS, blobId), stored.parts);
     });
+  }
+
+  /** What the image model wrote about an image before (key: image hash and model), if it did. */
+  imageDescription(key: string): string | undefined {
+    return this.db.select({ d: imageDescriptions.description }).from(imageDescriptions).where(eq(imageDescriptions.key, key)).get()?.d;
+  }
+
+  putImageDescription(key: string, description: string): void {
+    this.db.insert(imageDescriptions).values({ key, description, createdAtMs: Date.now() }).onConflictDoNothing().run();
   }
 
   /** The serialized request context in force, if a run has resolved one. */

@@ -171,6 +171,16 @@ export const contextBlobs = sqliteTable("context_blobs", {
 });
 
 /**
+ * What an image model wrote about an image, for a text-only model (docs/providers.md#images-for-text-only-models):
+ * once per image, keyed by the SHA-256 of its bytes and the describing model's name.
+ */
+export const imageDescriptions = sqliteTable("image_descriptions", {
+  key: text("key").primaryKey(),
+  description: text("description").notNull(),
+  createdAtMs: integer("created_at_ms").notNull(),
+});
+
+/**
  * The request context in force (docs/request-context.md): the last one a run resolved,
  * serialized, for a run whose action carries none. In chunks, so no row nears the 2 MB
  * limit; `digest` (of the whole) is on every chunk, so an unchanged context writes nothing.

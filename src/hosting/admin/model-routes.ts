@@ -58,6 +58,9 @@ const settings = {
   subagent_model_id: z.string().min(1).max(100).nullable().openapi({
     description: "The model its subagents run on when the Task and the client choose none; null: this model",
   }),
+  image_model_id: z.string().min(1).max(100).nullable().openapi({
+    description: "For a model with vision false: a model that takes images and describes each in its place; null: images become a note",
+  }),
   vision: z.boolean().openapi({ description: "False when the model cannot take images; default true" }),
   code_mode: z.boolean().openapi({ description: "True: Cursor runs are offered Codex's exec and wait tools; default false" }),
   enabled: z.boolean().openapi({ description: "Disabled models are not listed in Cursor nor usable; default true" }),
@@ -379,9 +382,9 @@ async function refuseUnusableRoles(
   db: D1Db,
   owner: ModelOwner,
   selfId: string | null,
-  body: { compaction_model_id?: string | null; subagent_model_id?: string | null },
+  body: { compaction_model_id?: string | null; subagent_model_id?: string | null; image_model_id?: string | null },
 ): Promise<void> {
-  for (const field of ["compaction_model_id", "subagent_model_id"] as const) {
+  for (const field of ["compaction_model_id", "subagent_model_id", "image_model_id"] as const) {
     const id = body[field];
     if (id) await refuseUnusableTarget(db, owner, selfId, id, `body.${field}`);
   }
@@ -451,6 +454,7 @@ const UNSET = {
   fallbacksJson: null,
   compactionModelId: null,
   subagentModelId: null,
+  imageModelId: null,
   priceInputPerMtok: null,
   priceOutputPerMtok: null,
   priceCacheReadPerMtok: null,
@@ -472,6 +476,7 @@ function rowSettings(body: SettingsBody): ModelPatch {
     ...(set(body.fallbacks) && { fallbacksJson: body.fallbacks?.length ? JSON.stringify(body.fallbacks) : null }),
     ...(set(body.compaction_model_id) && { compactionModelId: body.compaction_model_id }),
     ...(set(body.subagent_model_id) && { subagentModelId: body.subagent_model_id }),
+    ...(set(body.image_model_id) && { imageModelId: body.image_model_id }),
     ...(set(body.price_input_per_mtok) && { priceInputPerMtok: body.price_input_per_mtok }),
     ...(set(body.price_output_per_mtok) && { priceOutputPerMtok: body.price_output_per_mtok }),
     ...(set(body.price_cache_read_per_mtok) && { priceCacheReadPerMtok: body.price_cache_read_per_mtok }),
@@ -496,6 +501,7 @@ function modelJson(row: ModelRow) {
     fallbacks: row.fallbacksJson ? (JSON.parse(row.fallbacksJson) as string[]) : [],
     compaction_model_id: row.compactionModelId,
     subagent_model_id: row.subagentModelId,
+    image_model_id: row.imageModelId,
     vision: row.vision,
     code_mode: row.codeMode,
     enabled: row.enabled,

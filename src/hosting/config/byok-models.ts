@@ -34,6 +34,8 @@ const entrySchema = z.object({
   /** Other entries' names: the model that writes its summaries, the one its subagents run on (docs/providers.md#roles). */
   compaction_model: z.string().min(1).max(200).optional(),
   subagent_model: z.string().min(1).max(200).optional(),
+  /** For a model with `vision: false`: another entry's name, that describes each image in its place. */
+  image_model: z.string().min(1).max(200).optional(),
 });
 
 export interface ModelCatalog {
@@ -59,7 +61,7 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
     return catalog;
   }
   const fallbackNames = new Map<string, string[]>();
-  const roleNames = new Map<string, { compaction?: string; subagent?: string }>();
+  const roleNames = new Map<string, { compaction?: string; subagent?: string; image?: string }>();
   parsed.forEach((item, index) => {
     const label = typeof item?.name === "string" && item.name ? item.name : `#${index}`;
     const result = entrySchema.safeParse(item);
@@ -109,8 +111,8 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
       ...(entry.code_mode === true && { codeMode: true }),
     });
     if (entry.fallbacks?.length) fallbackNames.set(entry.name, entry.fallbacks);
-    if (entry.compaction_model || entry.subagent_model) {
-      roleNames.set(entry.name, { compaction: entry.compaction_model, subagent: entry.subagent_model });
+    if (entry.compaction_model || entry.subagent_model || entry.image_model) {
+      roleNames.set(entry.name, { compaction: entry.compaction_model, subagent: entry.subagent_model, image: entry.image_model });
     }
   });
   resolveRoles(catalog, roleNames);
@@ -119,7 +121,7 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
 }
 
 /** Gives each model the models its roles name; a name that is not another configured model is left out and said. */
-function resolveRoles(catalog: ModelCatalog, names: ReadonlyMap<string, { compaction?: string; subagent?: string }>): void {
+function resolveRoles(catalog: ModelCatalog, names: ReadonlyMap<string, { compaction?: string; subagent?: string; image?: string }>): void {
   const byName = new Map(catalog.models.map((m) => [m.name, m]));
   for (const [i, model] of catalog.models.entries()) {
     const wanted = names.get(model.name);
@@ -134,10 +136,17 @@ function resolveRoles(catalog: ModelCatalog, names: ReadonlyMap<string, { compac
     }
     const compaction = usable(wanted.compaction);
     const subagent = usable(wanted.subagent);
+    // An image model is one that takes images, for one that does not.
+    const image = model.vision === false ? usable(wanted.image) : undefined;
+    if (image && byName.get(image)!.vision === false) {
+      catalog.problems.set(`${model.name} image_model`, `model ${model.name}: image_model ${image} does not take images either; left out`);
+    }
+    const describer = image && byName.get(image)!.vision !== false ? byName.get(image)! : undefined;
     catalog.models[i] = {
       ...model,
       ...(compaction && { compactionModel: byName.get(compaction)! }),
       ...(subagent && { subagentModel: subagent }),
+      ...(describer && { imageModel: describer }),
     };
   }
 }

@@ -113,7 +113,7 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
   const catalog: ModelCatalog & { prices: Map<string, ModelPrices> } = { models: [], problems: new Map(), prices: new Map() };
   const byId = new Map<string, ModelConfig>();
   const fallbackIds = new Map<ModelConfig, string[]>();
-  const roleIds = new Map<ModelConfig, { compaction: string | null; subagent: string | null }>();
+  const roleIds = new Map<ModelConfig, { compaction: string | null; subagent: string | null; image: string | null }>();
   for (const row of rows) {
     const name = row.model.name;
     // The rule may have tightened since the credential was stored.
@@ -130,7 +130,7 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
     const config = storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" });
     byId.set(row.model.id, config);
     fallbackIds.set(config, parseJson<string[]>(row.model.fallbacksJson) ?? []);
-    roleIds.set(config, { compaction: row.model.compactionModelId, subagent: row.model.subagentModelId });
+    roleIds.set(config, { compaction: row.model.compactionModelId, subagent: row.model.subagentModelId, image: row.model.imageModelId });
     catalog.models.push(config);
     catalog.prices.set(name, {
       inputPerMtok: row.model.priceInputPerMtok,
@@ -146,11 +146,14 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
     const roles = roleIds.get(config);
     const compaction = roles?.compaction ? byId.get(roles.compaction) : undefined;
     const subagent = roles?.subagent ? byId.get(roles.subagent) : undefined;
+    // An image model only for a model without vision, and only one that takes images.
+    const image = config.vision === false && roles?.image ? byId.get(roles.image) : undefined;
     return {
       ...config,
       ...(fallbacks.length > 0 && { fallbacks }),
       ...(compaction && compaction !== config && { compactionModel: compaction }),
       ...(subagent && subagent !== config && { subagentModel: subagent.name }),
+      ...(image && image !== config && image.vision !== false && { imageModel: image }),
     };
   });
   return catalog;

@@ -64,13 +64,13 @@ export function withPersonalKey(catalog: ModelCatalog, key: PersonalKey | undefi
 }
 
 /**
- * One model as one request may use it (see withPersonalKey). Its fallbacks and summary model too,
+ * One model as one request may use it (see withPersonalKey). Its fallbacks, summary and image models too,
  * less those sealed to a personal key this request does not open: moving on to one would fail for
  * that, not for the provider (docs/providers.md#fallbacks).
  */
 export function modelWithPersonalKey(model: ModelConfig, key: PersonalKey | undefined): ModelConfig {
   const opens = (m: ModelConfig) => m.storedKey?.personalKeyId === undefined || m.storedKey.personalKeyId === key?.idText;
-  const { fallbacks: allFallbacks, compactionModel: writer, ...alone } = model;
+  const { fallbacks: allFallbacks, compactionModel: writer, imageModel: describer, ...alone } = model;
   const stored = alone.storedKey;
   const own = key && stored?.personalKeyId === key.idText ? { ...alone, storedKey: { ...stored, personalKey: key } } : alone;
   const fallbacks = (allFallbacks ?? []).filter(opens).map((f) => modelWithPersonalKey(f, key));
@@ -78,6 +78,7 @@ export function modelWithPersonalKey(model: ModelConfig, key: PersonalKey | unde
     ...own,
     ...(fallbacks.length > 0 && { fallbacks }),
     ...(writer && opens(writer) && { compactionModel: modelWithPersonalKey(writer, key) }),
+    ...(describer && opens(describer) && { imageModel: modelWithPersonalKey(describer, key) }),
   };
 }
 

@@ -36,6 +36,7 @@ const teamModel: Model = {
   fallbacks: [],
   compaction_model_id: null,
   subagent_model_id: null,
+  image_model_id: null,
   vision: true,
   code_mode: false,
   enabled: true,

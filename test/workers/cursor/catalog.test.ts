@@ -43,6 +43,7 @@ describe("catalogue and account calls", () => {
       "fake-stall",
       "fake-fallback",
       "fake-roles",
+      "fake-text",
     ]);
     expect(models.models.slice(0, 2).map((m) => [m.name, m.contextTokenLimit, m.supportsAgent])).toEqual([
       ["fake-model", 128000, true],
@@ -76,6 +77,7 @@ describe("catalogue and account calls", () => {
 
   it("says a model takes images unless it is configured with vision: false, so Cursor sends them", async () => {
     const listed = await unary("/aiserver.v1.AiService/AvailableModels", AvailableModelsResponseSchema);
+    // fake-text takes none itself, but its image model describes them.
     expect(listed.models.every((m) => m.supportsImages)).toBe(true);
     const model: ModelConfig = {
       name: "blind",

@@ -49,6 +49,30 @@ describe("model roles", () => {
   });
 });
 
+describe("images for a text-only model", () => {
+  const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 9, 9, 9]);
+  const image = () => ({ uuid: crypto.randomUUID(), mimeType: "image/png", dataOrBlobId: { case: "data" as const, value: PNG } });
+
+  it("gives it the image model's description in the image's place, once per image", async () => {
+    const scenario = await createScenario([chatText(["a red square"]), chatText(["It is red."]), chatText(["Still red."])]);
+    const conversationId = crypto.randomUUID();
+    const one = await startTurn({ conversationId, text: `what is this? ${scenario.marker}`, model: "fake-text", images: [image()] });
+    expect(await one.reader.end()).toEqual({});
+    expect(one.reader.text()).toBe("It is red.");
+    const two = await startTurn({ conversationId, text: `and now? ${scenario.marker}`, model: "fake-text" });
+    expect(await two.reader.end()).toEqual({});
+    const requests = await scenario.requests(3);
+    // The description call to fake-model, then the text-only model twice: the image described once.
+    expect(requests.map((r) => upstreamModel(r.body))).toEqual(["fake-1", "fake-t", "fake-t"]);
+    expect(requests[0]!.body).toContain("image_url");
+    for (const later of requests.slice(1)) {
+      expect(later.body).not.toContain("image_url");
+      expect(later.body).toContain("A description of an image (image/png) by fake-model");
+      expect(later.body).toContain("a red square");
+    }
+  });
+});
+
 describe("model roles of stored models", () => {
   it("summarize with the role model the admin API names, and refuse one its users may not all use", async () => {
     const { admin, member } = await teamWithPeople();

@@ -10,7 +10,16 @@ import { startTurn, usableModelNames } from "../../support/cursor-client.ts";
 import { chatText, createScenario } from "../../support/fake-provider.ts";
 import { type StoredModel, storeCredential, storeModel } from "../../support/stored-models.ts";
 
-const CONFIGURED = ["fake-model", "fake-small", "fake-responses", "fake-anthropic", "fake-stall", "fake-fallback", "fake-roles"];
+const CONFIGURED = [
+  "fake-model",
+  "fake-small",
+  "fake-responses",
+  "fake-anthropic",
+  "fake-stall",
+  "fake-fallback",
+  "fake-roles",
+  "fake-text",
+];
 
 const stored: string[] = [];
 afterEach(async () => {

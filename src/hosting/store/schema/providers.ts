@@ -70,6 +70,8 @@ export const models = sqliteTable(
     /** The models that write its summaries and run its subagents (docs/providers.md#roles); null: itself. */
     compactionModelId: text("compaction_model_id"),
     subagentModelId: text("subagent_model_id"),
+    /** For a model without vision: the model that describes its images (docs/providers.md#images-for-text-only-models). */
+    imageModelId: text("image_model_id"),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     /** False when the model cannot take images (as `vision` in BYOK_MODELS). */
     vision: integer("vision", { mode: "boolean" }).notNull().default(true),

@@ -1,0 +1,1 @@
+ALTER TABLE `models` ADD `image_model_id` text;

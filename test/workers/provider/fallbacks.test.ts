@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { conversationName } from "../../../src/core/object-names.ts";
 import { startTurn } from "../../support/cursor-client.ts";
 import { chatChunk, chatText, createScenario, httpError } from "../../support/fake-provider.ts";
-import { api, teamWithPeople } from "../../support/admin-client.ts";
+import { api, expectStatus, member, type Team, teamWithPeople } from "../../support/admin-client.ts";
 import { storeCredential, storeModel } from "../../support/stored-models.ts";
 
 function llmCalls(conversationId: string) {
@@ -138,5 +138,28 @@ describe("fallbacks of stored models", () => {
     // A member's own model may fall back to a team model.
     const mine = await api("PATCH", `/api/v1/models/${personal.id}`, { token: member.token, body: { fallbacks: [main.id] } });
     expect(mine.status).toBe(200);
+  });
+});
+
+describe("fallbacks and the team budget", () => {
+  it("count a fallback's tokens in the team budget, so a budget it used up stops the next call", async () => {
+    const team = expectStatus(
+      await api<Team>("POST", "/api/v1/teams", { body: { name: `team ${crypto.randomUUID()}`, monthly_token_budget: 35 } }),
+      201,
+    );
+    const admin = await member(team.id, "admin");
+    const credential = await storeCredential(admin.token, "team", `sk-budget-${crypto.randomUUID()}`);
+    const spare = await storeModel(admin.token, { credential_id: credential.id, scope: "team", model: "fake-spare" });
+    const main = await storeModel(admin.token, { credential_id: credential.id, scope: "team", model: "fake-main", fallbacks: [spare.id] });
+    const usage = { prompt_tokens: 30, completion_tokens: 5, total_tokens: 35 };
+    const scenario = await createScenario([httpError(500, "down"), chatText(["spent"], { usage }), chatText(["never"])]);
+    const as = { headers: { authorization: `Bearer ${admin.token}` } };
+    const first = await startTurn({ conversationId: crypto.randomUUID(), text: `spend ${scenario.marker}`, model: main.name }, as);
+    expect(await first.reader.end()).toEqual({});
+    const budget = expectStatus(await api<{ used_tokens: number }>("GET", `/api/v1/teams/${team.id}/budget`, { token: admin.token }), 200);
+    expect(budget.used_tokens).toBe(35);
+    const second = await startTurn({ conversationId: crypto.randomUUID(), text: `again ${scenario.marker}`, model: main.name }, as);
+    expect((await second.reader.end(20_000)).error?.code).toBe("resource_exhausted");
+    expect(await scenario.requests()).toHaveLength(2);
   });
 });

@@ -60,6 +60,10 @@ function personalKeyFor(stored: StoredKey): DataKey | undefined {
 
 /** The catalogue as one request may use it: its personal credentials' models carry the key the request's own secret opened. */
 export function withPersonalKey(catalog: ModelCatalog, key: PersonalKey | undefined): ModelCatalog {
+  // Nothing to open or to drop: the catalogue as it is, as on every call of a model with neither.
+  const touched = (m: ModelConfig) =>
+    (key !== undefined && m.storedKey?.personalKeyId === key.idText) || !!m.fallbacks?.length || !!m.compactionModel || !!m.imageModel;
+  if (!catalog.models.some(touched)) return catalog;
   return { ...catalog, models: catalog.models.map((m) => modelWithPersonalKey(m, key)) };
 }
 

@@ -13,8 +13,7 @@ export type ConnectorGrantRow = typeof connectorGrants.$inferSelect;
 type UserRow = typeof users.$inferSelect;
 
 export async function domainsOfTeam(db: D1Db, teamId: string): Promise<string[]> {
-  const rows = await db.select({ domain: ssoDomains.domain }).from(ssoDomains).where(eq(ssoDomains.teamId, teamId)).all();
-  return rows.map((r) => r.domain).sort();
+  return (await domainsOfTeams(db, [teamId])).get(teamId) ?? [];
 }
 
 /** The domains each of these teams lists, by team id. */

@@ -71,3 +71,40 @@ export async function unaryRoundTrips(baseUrl: string, token: string, count: num
   }
   return rtts;
 }
+
+/** The models of the routing section (docs/benchmarks.md#model-routing): one target as today, and one with a second key and a fallback. */
+export interface RoutedModels {
+  single: string;
+  routed: string;
+}
+
+/** Two personal credentials on the bench provider; `single` on the first, `routed` with both as keys and a fallback. */
+export async function createRoutedModels(baseUrl: string, token: string, providerBaseUrl: string): Promise<RoutedModels> {
+  const credential = (name: string) =>
+    created(
+      call<{ id: string }>(baseUrl, token, "POST", "/api/v1/credentials", {
+        name,
+        provider: "openai-chat",
+        base_url: providerBaseUrl,
+        api_key: `sk-${name}`,
+        scope: "user",
+      }),
+      `store credential ${name}`,
+    );
+  const [first, second] = [await credential("bench-key-1"), await credential("bench-key-2")];
+  const model = (name: string, extra: Record<string, unknown> = {}) =>
+    created(
+      call<{ id: string }>(baseUrl, token, "POST", "/api/v1/models", {
+        name,
+        credential_id: first.id,
+        model: "bench",
+        scope: "user",
+        ...extra,
+      }),
+      `add model ${name}`,
+    );
+  await model("bench-single");
+  const spare = await model("bench-spare");
+  await model("bench-routed", { keys: [{ credential_id: second.id }], fallbacks: [spare.id] });
+  return { single: "bench-single", routed: "bench-routed" };
+}

@@ -9,6 +9,7 @@
 //                the echo route, (d) request → provider, against the passthrough route;
 //   hosted:      the same turn and (e) unary round trips as a hosted user vs the single
 //                user (bench/hosted-user.ts);
+//   routing:     a hosted turn on one target vs on two keys and a fallback (bench/routing.ts);
 //   turn-start:  request → provider request, new and warm conversation (bench/turn-start.ts);
 //   tool:        tool round trip vs the echo route (bench/tool-round.ts);
 //   cpu:         workerd CPU per bare request, per turn (new, warm) and per chunk (bench/cpu.ts);
@@ -48,11 +49,12 @@ import { floodReport } from "./flood.ts";
 import { BENCH_REQUEST_TTL_MS, memoryReport } from "./memory.ts";
 import { byFile, profileTable, profileWhile, topFunctions } from "./inspector.ts";
 import { fmt, median, p95, positiveInt, ratio } from "./stats.ts";
+import { routingReport } from "./routing.ts";
 import { toolRoundReport } from "./tool-round.ts";
 import { turnStartReport } from "./turn-start.ts";
 import { byokTurn, relayRun, retries, type TurnResult } from "./turn-client.ts";
 
-const SECTIONS = ["latency", "hosted", "turn-start", "tool", "cpu", "concurrency", "flood", "memory", "code-mode"] as const;
+const SECTIONS = ["latency", "hosted", "routing", "turn-start", "tool", "cpu", "concurrency", "flood", "memory", "code-mode"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values: opts } = parseArgs({
@@ -321,11 +323,15 @@ async function main(): Promise<number> {
     console.log(`wrangler dev ready on ${dev.baseUrl}; sections: ${[...ONLY].join(", ")}`);
     const baseUrl = dev.baseUrl;
     const common = { baseUrl, server, token, model: MODEL_NAME };
-    const needsHosted = ONLY.has("hosted") || ONLY.has("flood");
+    const needsHosted = ONLY.has("hosted") || ONLY.has("flood") || ONLY.has("routing");
     const hostedUser = needsHosted ? await createHostedUser(baseUrl, adminToken, `http://127.0.0.1:${server.port}/v1`) : undefined;
     if (hostedUser && !hostedUser.model) console.log("hosted user: this build does not serve the credentials API; only (e) is compared");
 
     if (ONLY.has("latency") || ONLY.has("hosted")) await latencySections(dev, server, token, hostedUser);
+    if (ONLY.has("routing") && hostedUser?.model) {
+      const routing = { baseUrl, server, token: hostedUser.token, providerBaseUrl: `http://127.0.0.1:${server.port}/v1` };
+      await measured(dev, "routing", () => routingReport({ ...routing, runs: QUICK ? 3 : 20 }));
+    }
     if (ONLY.has("turn-start")) await measured(dev, "turn-start", () => turnStartReport({ ...common, runs: QUICK ? 3 : 20 }));
     if (ONLY.has("tool")) await measured(dev, "tool", () => toolRoundReport({ ...common, runs: QUICK ? 3 : 20 }));
     const pgrp = dev.pid;

@@ -25,6 +25,7 @@ import { pruneAuditLog } from "./hosting/admin/audit-retention.ts";
 
 export { CodeModeSessionObject } from "./durable/code-mode-session-object.ts";
 export { ConversationObject } from "./durable/conversation-object.ts";
+export { KeyPoolObject } from "./durable/key-pool-object.ts";
 export { RouterObject } from "./durable/router-object.ts";
 export { TeamBudgetObject } from "./durable/team-budget-object.ts";
 export { UserLimiterObject } from "./durable/user-limiter-object.ts";

@@ -3,29 +3,24 @@
 // (#/models …) and the page. The credential lives in session.ts; a 401 for the one still signed
 // in signs out (a late 401 for an older token leaves a newer session alone).
 import type { FunctionComponent } from "preact";
+import { lazy, Suspense } from "preact/compat";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type Api, ApiError, answer, createApi } from "./api.ts";
-import { AuditPage } from "./pages/audit.tsx";
-import { CredentialsPage } from "./pages/credentials.tsx";
-import { ModelsPage } from "./pages/models.tsx";
-import { RunsPage } from "./pages/runs.tsx";
-import { TeamPage } from "./pages/team.tsx";
-import { TokensPage } from "./pages/tokens.tsx";
-import { UsagePage } from "./pages/usage.tsx";
 import { type Credential, credentialKey, onSessionChange, type SessionState, sessionState, signedOn, signIn, signOut } from "./session.ts";
 import type { Me, PageProps } from "./types.ts";
 import { ErrorNotice, errorText } from "./ui/notice.tsx";
 
 type Route = "models" | "credentials" | "tokens" | "usage" | "runs" | "team" | "audit";
 
+/** Each page is its own chunk, loaded when first opened: the first page stays small (docs/dashboard.md). */
 const PAGES: { route: Route; name: string; component: FunctionComponent<PageProps> }[] = [
-  { route: "models", name: "Models", component: ModelsPage },
-  { route: "credentials", name: "Credentials", component: CredentialsPage },
-  { route: "tokens", name: "Tokens", component: TokensPage },
-  { route: "usage", name: "Usage", component: UsagePage },
-  { route: "runs", name: "Runs", component: RunsPage },
-  { route: "team", name: "Team", component: TeamPage },
-  { route: "audit", name: "Audit", component: AuditPage },
+  { route: "models", name: "Models", component: lazy(() => import("./pages/models.tsx").then((m) => m.ModelsPage)) },
+  { route: "credentials", name: "Credentials", component: lazy(() => import("./pages/credentials.tsx").then((m) => m.CredentialsPage)) },
+  { route: "tokens", name: "Tokens", component: lazy(() => import("./pages/tokens.tsx").then((m) => m.TokensPage)) },
+  { route: "usage", name: "Usage", component: lazy(() => import("./pages/usage.tsx").then((m) => m.UsagePage)) },
+  { route: "runs", name: "Runs", component: lazy(() => import("./pages/runs.tsx").then((m) => m.RunsPage)) },
+  { route: "team", name: "Team", component: lazy(() => import("./pages/team.tsx").then((m) => m.TeamPage)) },
+  { route: "audit", name: "Audit", component: lazy(() => import("./pages/audit.tsx").then((m) => m.AuditPage)) },
 ];
 
 /** The pages a caller has: local (BYOK_TOKEN) has no tokens nor team; members have no Team page (their Audit page shows their own entries). */
@@ -260,7 +255,7 @@ function Shell({ api, me }: PageProps) {
         </div>
       </header>
       <main id="main" ref={mainRef} tabIndex={-1}>
-        {Page && <Page api={api} me={me} key={active.route} />}
+        <Suspense fallback={<p class="muted">Loading…</p>}>{Page && <Page api={api} me={me} key={active.route} />}</Suspense>
       </main>
     </>
   );

@@ -23,3 +23,8 @@ export function teamBudgetName(teamId: string): string {
 export function codeModeSessionName(principal: string, sessionId: string): string {
   return `code-mode:${principal.length}:${principal}:${sessionId}`;
 }
+
+/** The one object that holds a team's key pools: spread, cool-downs, broken marks (docs/providers.md#keys-behind-one-model). */
+export function keyPoolName(teamId: string): string {
+  return `keys:${teamId.length}:${teamId}`;
+}

@@ -40,9 +40,37 @@ export interface ModelConfig {
   /** The name of the model its subagents run on when the Task and the client choose none (docs/providers.md#roles). */
   subagentModel?: string;
   /**
+   * Set when the model has more than one key (docs/providers.md#keys-behind-one-model): each call
+   * picks one of them, by weight, skipping those cooling down or broken. Its own key is one of them.
+   */
+  keys?: ModelKeys;
+  /** The key this call was given from `keys` (src/provider/model-keys.ts); absent: the model's own. */
+  keyId?: string;
+  /**
    * A hosted model's key, still encrypted (docs/hosting.md#models-per-user): `apiKey` is empty
    * until it is opened just before the provider call (src/hosting/keys/stored-key.ts).
    */
+  storedKey?: StoredKey;
+}
+
+/** The keys behind one model, and the pool whose spread and cool-downs they share. */
+export interface ModelKeys {
+  /** One per model and owner: `model:<id>` for a stored model, `byok:<name>` for a BYOK_MODELS entry. */
+  pool: string;
+  keys: ModelKey[];
+}
+
+/** One key behind a model: what it replaces of the model for the calls it makes. */
+export interface ModelKey {
+  /** A stored credential's id, or a BYOK_MODELS key's label (`<model name>#<i>`, 0 its own). */
+  id: string;
+  /** Its share of the calls, relative to the others' (at least 1). */
+  weight: number;
+  /** Changes whenever the key is written again: a broken mark holds only for the version it was seen on. */
+  version: string;
+  baseUrl: string;
+  apiKey: string;
+  headers?: Record<string, string>;
   storedKey?: StoredKey;
 }
 
@@ -50,6 +78,8 @@ export interface ModelConfig {
 interface StoredKey {
   teamId: string;
   credentialId: string;
+  /** The credential's `updated_at_ms`: a broken mark holds until it changes (docs/providers.md#keys-behind-one-model). */
+  credentialUpdatedAtMs: number;
   encryptedKey: string;
   wrappedDataKey: string;
   /** During a data-key rotation: the key being replaced, which rows not yet re-encrypted still need. */

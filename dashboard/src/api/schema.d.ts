@@ -2356,6 +2356,19 @@ export interface components {
       has_key: boolean;
       /** @description A personal credential sealed to its owner's own tokens: nobody else, admins and the operator included, can use it */
       sealed_to_owner: boolean;
+      /**
+       * @description broken: its provider refused the key (401 or 403) since it was last written; models with several keys skip it until it is rotated (docs/providers.md#keys-behind-one-model)
+       * @enum {string}
+       */
+      status: "ok" | "broken";
+      /**
+       * Format: date-time
+       * @description When its provider first refused it; null when not broken
+       * @example 2026-05-01T12:00:00.000Z
+       */
+      broken_at: string | null;
+      /** @example the provider refused the key (HTTP 401) */
+      broken_reason: string | null;
       team_id: string;
       owner_user_id: string | null;
       /**
@@ -2426,6 +2439,22 @@ export interface components {
       stall_timeout_ms: number | null;
       /** @description Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none */
       fallbacks: string[] | null;
+      /**
+       * @description More credentials of the same provider kind behind this model, spread by weight; its own credential is one of them with weight 1 unless listed. A key that answers 429 is skipped for its Retry-After (or a backoff), one its provider refuses is marked broken (docs/providers.md#keys-behind-one-model); null: its own only
+       * @example [
+       *       {
+       *         "credential_id": "cred_…",
+       *         "weight": 2
+       *       }
+       *     ]
+       */
+      keys:
+        | {
+            credential_id: string;
+            /** @description Its share of the calls, relative to the others'; default 1 */
+            weight?: number;
+          }[]
+        | null;
       /** @description The model that writes this model's conversation summaries (docs/providers.md#roles); null: this model */
       compaction_model_id: string | null;
       /** @description The model its subagents run on when the Task and the client choose none; null: this model */
@@ -2504,6 +2533,22 @@ export interface components {
       stall_timeout_ms?: number | null;
       /** @description Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none */
       fallbacks?: string[] | null;
+      /**
+       * @description More credentials of the same provider kind behind this model, spread by weight; its own credential is one of them with weight 1 unless listed. A key that answers 429 is skipped for its Retry-After (or a backoff), one its provider refuses is marked broken (docs/providers.md#keys-behind-one-model); null: its own only
+       * @example [
+       *       {
+       *         "credential_id": "cred_…",
+       *         "weight": 2
+       *       }
+       *     ]
+       */
+      keys?:
+        | {
+            credential_id: string;
+            /** @description Its share of the calls, relative to the others'; default 1 */
+            weight?: number;
+          }[]
+        | null;
       /** @description The model that writes this model's conversation summaries (docs/providers.md#roles); null: this model */
       compaction_model_id?: string | null;
       /** @description The model its subagents run on when the Task and the client choose none; null: this model */
@@ -2583,6 +2628,22 @@ export interface components {
       stall_timeout_ms?: number | null;
       /** @description Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none */
       fallbacks?: string[] | null;
+      /**
+       * @description More credentials of the same provider kind behind this model, spread by weight; its own credential is one of them with weight 1 unless listed. A key that answers 429 is skipped for its Retry-After (or a backoff), one its provider refuses is marked broken (docs/providers.md#keys-behind-one-model); null: its own only
+       * @example [
+       *       {
+       *         "credential_id": "cred_…",
+       *         "weight": 2
+       *       }
+       *     ]
+       */
+      keys?:
+        | {
+            credential_id: string;
+            /** @description Its share of the calls, relative to the others'; default 1 */
+            weight?: number;
+          }[]
+        | null;
       /** @description The model that writes this model's conversation summaries (docs/providers.md#roles); null: this model */
       compaction_model_id?: string | null;
       /** @description The model its subagents run on when the Task and the client choose none; null: this model */
@@ -2710,6 +2771,8 @@ export interface components {
       provider: string;
       /** @description The model's name as Cursor shows it */
       model: string;
+      /** @description The credential the attempt used (a BYOK_MODELS key: its label, `<model>#<i>`); null: a BYOK_MODELS model's one key */
+      credential_id: string | null;
       /** @example completed */
       status: string;
       http_status: number | null;

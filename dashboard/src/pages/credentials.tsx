@@ -95,6 +95,18 @@ export function CredentialsPage({ api, me }: PageProps) {
     { header: "Key", cell: (c) => <code>{lastFour(c)}</code> },
     // Header values are never shown (docs/hosting.md#header-values); their names are.
     { header: "Headers", cell: (c) => (c.header_names.length === 0 ? "none" : <code>{c.header_names.join(", ")}</code>) },
+    {
+      header: "Status",
+      // Refused by its provider since it was last written: models with several keys skip it (docs/providers.md#keys-behind-one-model).
+      cell: (c) =>
+        c.status === "broken" ? (
+          <span class="badge badge-broken" title={c.broken_reason ?? undefined}>
+            Broken since {formatDateTime(c.broken_at ?? c.updated_at)}: rotate its key
+          </span>
+        ) : (
+          "OK"
+        ),
+    },
     { header: "Updated", cell: (c) => formatDateTime(c.updated_at) },
     {
       header: "Actions",

@@ -27,6 +27,12 @@ export interface Draft {
   /** The names of the headers stored on the model being edited (their values are never shown). */
   stored_headers: string[];
   extra_body: string;
+  /**
+   * The credentials behind the model besides its own, with their weights as typed, and its own
+   * credential's weight (docs/providers.md#keys-behind-one-model).
+   */
+  keys: { credential_id: string; weight: string }[];
+  own_weight: string;
   /** The models to fall back to, by id, in the order they were chosen (docs/providers.md#fallbacks). */
   fallbacks: string[];
   /** The role models by id (docs/providers.md#roles); "": this model. */
@@ -77,6 +83,10 @@ export function draftOf(mode: ModelFormMode, credentials: Credential[], mayAddTe
     headers: mode.kind === "edit" ? storedRows(m?.header_names) : emptyRows(m?.header_names),
     stored_headers: mode.kind === "edit" ? [...(m?.header_names ?? [])] : [],
     extra_body: m?.extra_body ? JSON.stringify(m.extra_body, null, 2) : "",
+    keys: (m?.keys ?? [])
+      .filter((k) => k.credential_id !== m?.credential_id)
+      .map((k) => ({ credential_id: k.credential_id, weight: String(k.weight) })),
+    own_weight: String(m?.keys?.find((k) => k.credential_id === m.credential_id)?.weight ?? 1),
     fallbacks: [...(m?.fallbacks ?? [])],
     compaction_model_id: m?.compaction_model_id ?? "",
     subagent_model_id: m?.subagent_model_id ?? "",
@@ -102,6 +112,7 @@ export function bodyOf(d: Draft, editing: boolean): { body: Record<string, unkno
   body.code_mode = d.code_mode;
   body.enabled = d.enabled;
   body.fallbacks = d.fallbacks.length > 0 ? d.fallbacks : empty;
+  body.keys = keysOf(d) ?? empty;
   body.compaction_model_id = d.compaction_model_id || empty;
   body.subagent_model_id = d.subagent_model_id || empty;
   // Only a model without vision has its images described.
@@ -121,6 +132,22 @@ export function bodyOf(d: Draft, editing: boolean): { body: Record<string, unkno
   }
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
   return { body };
+}
+
+/**
+ * The keys a body sends: the ticked ones, and the model's own only when its weight is not the
+ * default 1; none (undefined) when no other key is ticked. A weight that does not parse is sent
+ * as typed, for the API to say what is wrong with it.
+ */
+function keysOf(d: Draft): { credential_id: string; weight: number | string }[] | undefined {
+  const others = d.keys.filter((k) => k.credential_id !== d.credential_id);
+  if (others.length === 0) return undefined;
+  const weight = (raw: string) => (raw.trim() === "" ? 1 : Number.isFinite(Number(raw)) ? Number(raw) : raw);
+  const own = weight(d.own_weight);
+  return [
+    ...(own !== 1 ? [{ credential_id: d.credential_id, weight: own }] : []),
+    ...others.map((k) => ({ credential_id: k.credential_id, weight: weight(k.weight) })),
+  ];
 }
 
 /**

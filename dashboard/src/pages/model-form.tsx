@@ -264,6 +264,7 @@ export function ModelForm({ api, me, mode, credentials, models, onSaved, onCance
               />
             ))}
           </div>
+          <Keys credentials={credentials} draft={draft} onKeys={set("keys")} onOwnWeight={set("own_weight")} error={f.keys} />
           <Fallbacks models={others} chosen={draft.fallbacks} onChosen={set("fallbacks")} error={f.fallbacks} />
           <HeadersEditor rows={draft.headers} onRows={set("headers")} error={f.headers} />
           <Field label="Extra request body (JSON)" name="extra_body" error={f.extra_body} hint="Merged into every provider request body.">
@@ -287,6 +288,77 @@ export function ModelForm({ api, me, mode, credentials, models, onSaved, onCance
         </div>
       </form>
     </section>
+  );
+}
+
+/**
+ * More credentials behind the model (docs/providers.md#keys-behind-one-model): a box per credential
+ * of the same provider kind it may run on (a team model: team credentials), each ticked one with
+ * its weight, and the weight of the model's own credential. Shown only when there is one to tick.
+ */
+function Keys({
+  credentials,
+  draft,
+  onKeys,
+  onOwnWeight,
+  error,
+}: {
+  credentials: Credential[];
+  draft: Draft;
+  onKeys: (keys: Draft["keys"]) => void;
+  onOwnWeight: (weight: string) => void;
+  error: string | undefined;
+}) {
+  const own = credentials.find((c) => c.id === draft.credential_id);
+  const eligible = credentials.filter(
+    (c) => own && c.id !== own.id && c.provider === own.provider && (draft.scope === "user" || c.scope === "team"),
+  );
+  if (!own || eligible.length === 0) return null;
+  const broken = (c: Credential) => (c.status === "broken" ? `${c.name} (broken: rotate its key)` : c.name);
+  return (
+    <fieldset class="fallbacks">
+      <legend>Keys behind this model</legend>
+      <p class="hint">
+        Spread its calls over more keys of the same provider, by weight. A key that answers 429 is skipped until its Retry-After has passed;
+        one its provider refuses is marked broken and skipped until it is rotated.
+      </p>
+      <ErrorNotice>{error}</ErrorNotice>
+      <TextField
+        label={`Weight of ${broken(own)} (this model's credential)`}
+        name="own_weight"
+        type="number"
+        min={1}
+        max={1000}
+        value={draft.own_weight}
+        onValue={onOwnWeight}
+      />
+      {eligible.map((c) => {
+        const chosen = draft.keys.find((k) => k.credential_id === c.id);
+        return (
+          <div key={c.id} class="grid">
+            <CheckboxField
+              label={broken(c)}
+              name={`key-${c.id}`}
+              checked={chosen !== undefined}
+              onChecked={(on) =>
+                onKeys(on ? [...draft.keys, { credential_id: c.id, weight: "1" }] : draft.keys.filter((k) => k.credential_id !== c.id))
+              }
+            />
+            {chosen && (
+              <TextField
+                label={`Weight of ${c.name}`}
+                name={`key-weight-${c.id}`}
+                type="number"
+                min={1}
+                max={1000}
+                value={chosen.weight}
+                onValue={(weight) => onKeys(draft.keys.map((k) => (k.credential_id === c.id ? { ...k, weight } : k)))}
+              />
+            )}
+          </div>
+        );
+      })}
+    </fieldset>
   );
 }
 

@@ -75,6 +75,8 @@ const CALL_COLUMNS: Column<ProviderCall>[] = [
   { header: "Attempt", cell: (c) => c.attempt + 1 },
   { header: "Provider", cell: (c) => c.provider },
   { header: "Model", cell: (c) => c.model },
+  // The credential of the attempt: which of a model's keys it used (docs/providers.md#keys-behind-one-model).
+  { header: "Key", cell: (c) => (c.credential_id ? <code>{c.credential_id}</code> : "—") },
   { header: "Status", cell: (c) => <Status value={c.status} /> },
   { header: "HTTP", numeric: true, cell: (c) => c.http_status ?? "—" },
   { header: "Finish reason", cell: (c) => c.finish_reason ?? "—" },

@@ -5,6 +5,7 @@
 // deadline; past it, or interrupted by the user's new message, the oldest
 // messages are dropped instead (docs/protocol.md#compaction). The replaced
 // messages stay stored (off the live branch) and in the checkpoint's summary archive.
+import type { KeyRouting } from "../../provider/model-keys.ts";
 import compactionPrompt from "../../../prompt/compaction.md";
 import type { AgentServerMessage } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../../proto/frames.ts";
@@ -29,6 +30,7 @@ export interface CompactionDeps {
   provider: Provider;
   /** Another model's provider: the summary's own model (its role) and the fallbacks (docs/providers.md#roles). */
   providerFor?: (model: ModelConfig) => Provider;
+  keys?: KeyRouting;
   emit: (message: AgentServerMessage) => void;
 }
 

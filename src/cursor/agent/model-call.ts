@@ -20,6 +20,7 @@ import {
 import { isContextOverflow, ProviderError, withoutPromptQuotes } from "../../provider/failure.ts";
 import { withVisionHint } from "../../provider/images.ts";
 import { isRetryable, planRetry, RETRY_BUDGET_MS, sleepUnlessAborted } from "../../provider/retry.ts";
+import { type KeyOutcome, type KeyRouting, keyIdOf, keyOutcomeOf, withKey } from "../../provider/model-keys.ts";
 import { ANSWER_MAX_BYTES, utf8Length } from "./message-limits.ts";
 
 export interface ModelCallInput {
@@ -53,6 +54,8 @@ export interface ModelCallDeps {
   provider: Provider;
   /** The provider of another model, for its fallbacks (with the same limits and budget); absent: no fallbacks run. */
   providerFor?: (model: ModelConfig) => Provider;
+  /** The team's key pools, for models with several keys; absent: each model's own key only. */
+  keys?: KeyRouting;
   emit: (message: AgentServerMessage) => void;
 }
 
@@ -95,7 +98,11 @@ export async function callModel(deps: ModelCallDeps, input: ModelCallInput): Pro
   }
 }
 
-/** The attempts of one target, retried as above; with a fallback after it, a failure retrying would not soon fix moves on at once. */
+/**
+ * The attempts of one target, retried as above; with a fallback after it, a failure retrying would not soon fix moves on at once.
+ * A model with several keys gets one per attempt from its pool; a 429 or a refused key moves to another of its keys
+ * at once, without counting as a retry (docs/providers.md#keys-behind-one-model).
+ */
 async function callTarget(
   deps: ModelCallDeps,
   input: ModelCallInput,
@@ -104,26 +111,70 @@ async function callTarget(
   fallbackAfter: boolean,
 ): Promise<ModelCallResult> {
   let budgetLeftMs = input.model.retryBudgetMs ?? RETRY_BUDGET_MS;
-  for (let retry = 0; ; retry++) {
+  let keySwitches = 0;
+  for (let retry = 0; ; ) {
     const emitted: Emitted = { any: false, text: "" };
-    const attempt = attempts.next++;
+    /** The model as this attempt called it (with its key); undefined while no call was made. */
+    let called: ModelConfig | undefined;
     try {
-      return await attemptCall(deps, input, index, attempt, emitted);
+      called = await keyedModel(deps.keys, input.model);
+      return await attemptCall(deps, { ...input, model: called }, index, attempts.next++, emitted);
     } catch (caught) {
       const err =
         caught instanceof ProviderError && !isContextOverflow(caught)
           ? withVisionHint(withoutPromptQuotes(caught, promptTexts(input.messages)), input.model, input.messages)
           : caught;
+      const outcome = called ? keyOutcome(err) : undefined;
+      const reported = called && outcome ? deps.keys?.report(called, outcome) : undefined;
       if (emitted.any) attempts.streamed = true;
       if (emitted.text !== "" && err instanceof ProviderError && !input.signal.aborted) input.onCutOff?.(emitted.text);
-      if (input.signal.aborted || emitted.any || retry >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
+      if (input.signal.aborted || emitted.any) throw err;
+      // Another of the model's keys may answer at once.
+      if (outcome && called?.keyId !== undefined && keySwitches < (input.model.keys?.keys.length ?? 0) - 1) {
+        keySwitches++;
+        await reported;
+        continue;
+      }
+      if (retry >= MAX_PROVIDER_RETRIES || !isRetryable(err)) throw err;
       if (fallbackAfter && !soonRetried(err)) throw err;
-      const plan = planRetry(retry + 1, err, budgetLeftMs);
+      const plan = planRetry(++retry, err, budgetLeftMs);
       if ("failure" in plan) throw plan.failure;
       budgetLeftMs -= plan.waitMs;
       await sleepUnlessAborted(plan.waitMs, input.signal);
     }
   }
+}
+
+/** What a failure says of the key that met it, for its pool; nothing for failures that are not a ProviderError. */
+function keyOutcome(err: unknown): KeyOutcome | undefined {
+  return err instanceof ProviderError ? keyOutcomeOf(err) : undefined;
+}
+
+/**
+ * The model bound to the key its pool gives this attempt; the model itself when it has one key.
+ * When none may be used now, the failure says why: all cooling down (a rate limit, with the
+ * time the first is free again, so the waits and fallbacks above apply) or all refused.
+ */
+async function keyedModel(routing: KeyRouting | undefined, model: ModelConfig): Promise<ModelConfig> {
+  const keys = model.keys;
+  if (!keys || !routing) return model;
+  const pick = await routing.pick({ ...model, keys });
+  if (pick.kind === "key") return withKey(model, keys.keys.find((k) => k.id === pick.id) ?? keys.keys[0]!);
+  if (pick.kind === "broken") {
+    throw new ProviderError(
+      "authorization",
+      `every key of model ${model.name} was refused by its provider; rotate them (the dashboard's Credentials page marks them broken)`,
+    );
+  }
+  const retryAfterMs = Math.max(0, pick.retryAfterMs);
+  throw new ProviderError(
+    "rate_limit",
+    `every key of model ${model.name} is cooling down after a 429 (for ${Math.ceil(retryAfterMs / 1000)} s more)`,
+    {
+      status: 429,
+      retryAfterMs,
+    },
+  );
 }
 
 /** A rate limit that asks for a short wait: the same model is likely to answer after it. */
@@ -154,6 +205,7 @@ async function attemptCall(
     attempt,
     providerType: input.model.provider,
     providerUrl: input.model.baseUrl,
+    credentialId: keyIdOf(input.model),
     modelId: input.model.model,
     displayName: input.model.name,
     messageCount: input.messages.length,

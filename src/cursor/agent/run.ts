@@ -1,6 +1,7 @@
 // One run of the agent: prepare the history (recover, branch, append the user's
 // message), then model call → tool round → model call … until the model answers
 // without tools; checkpoints between, turn_ended and the checkpoint tail last.
+import type { KeyRouting } from "../../provider/model-keys.ts";
 import type { AgentServerMessage, RequestContext, SelectedImage } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../../proto/frames.ts";
 import { AppError } from "../../core/errors.ts";
@@ -90,6 +91,8 @@ export interface RunDeps {
   provider: Provider;
   /** Another model's provider, for the run model's fallbacks (docs/providers.md#fallbacks). */
   providerFor?: (model: ModelConfig) => Provider;
+  /** The team's key pools, for models with several keys (docs/providers.md#keys-behind-one-model). */
+  keys?: KeyRouting;
   channel: RequestChannel;
   emit: (message: AgentServerMessage) => void;
   /** The conversation's code mode, for models configured with `code_mode` (docs/code-mode.md#cursor-runs). */

@@ -11,6 +11,8 @@ import type { ModelCatalog } from "../../hosting/config/byok-models.ts";
 import { runCostUsd } from "../../hosting/config/model-prices.ts";
 import { modelCatalogFor } from "../../hosting/config/principal-models.ts";
 import { keyOpeningProvider, withPersonalKey } from "../../hosting/keys/stored-key.ts";
+import { keyRoutingFor } from "../../hosting/keys/key-routing.ts";
+import { LOCAL_TEAM_ID } from "../../hosting/store/local-account.ts";
 import { type PersonalKey, personalKeyOf } from "../../hosting/keys/personal-key.ts";
 import { limitsFor, type PrincipalLimits } from "../../hosting/limits/principal-limits.ts";
 import { type RunRecord, recordRunUsage } from "../../hosting/store/usage-rows.ts";
@@ -79,6 +81,11 @@ export class Conversation {
         this.#guarded(
           keyOpeningProvider(env, createProvider(model.provider, model.stallTimeoutMs ? { stallTimeoutMs: model.stallTimeoutMs } : {})),
         ),
+      keys: keyRoutingFor(
+        env,
+        () => this.#teamId ?? LOCAL_TEAM_ID,
+        (promise) => host.waitUntil(promise),
+      ),
       admitRun: async (runId, replaces) => this.#limits?.admit(runId, replaces),
       onRunStarted: () => this.#armRecovery(),
       codeMode: (conversationId) => this.#codeModeOf(conversationId),

@@ -1,6 +1,7 @@
 // The live session of one conversation: its requests and its one active run.
 // Each request's state changes only in request-lifecycle.ts; this file feeds it
 // events and carries out the effects it returns (streams, runs, timers).
+import type { KeyRouting } from "../../provider/model-keys.ts";
 import type { AgentClientMessage, AgentRunRequest, AgentServerMessage, ConversationAction } from "../../proto/gen/agent/v1/agent_pb.ts";
 import type { Injection } from "../agent/run-control.ts";
 import { runAgent } from "../agent/run.ts";
@@ -53,6 +54,8 @@ export interface SessionDeps {
   /** The web search backend, if one is configured. */
   search: () => SearchConfig | undefined;
   provider: (model: ModelConfig) => Provider;
+  /** The team's key pools, for models with several keys (docs/providers.md#keys-behind-one-model). */
+  keys?: KeyRouting;
   /** Admits a run before it starts (limits, docs/hosting.md#limits); a refusal ends the run with its error. */
   admitRun?: (runId: string, replaces: string | undefined) => Promise<void>;
   /** Called when a run has been recorded `running` (the object arms its recovery alarm). */
@@ -335,6 +338,7 @@ export class ConversationSession {
       store: this.deps.store,
       provider: this.deps.provider(plan.model),
       providerFor: this.deps.provider,
+      ...(this.deps.keys && { keys: this.deps.keys }),
       channel: run.channel,
       emit,
       ...(this.deps.codeMode && plan.model.codeMode && { codeMode: this.deps.codeMode(plan.conversationId) }),

@@ -64,6 +64,8 @@ export interface NewLlmCall {
   attempt: number;
   providerType: string;
   providerUrl: string;
+  /** The key it used (src/provider/model-keys.ts keyIdOf); null: the model's one BYOK key. */
+  credentialId: string | null;
   modelId: string;
   displayName: string;
   messageCount: number;
@@ -342,6 +344,7 @@ export class ConversationStore {
         callId: llmCalls.callId,
         model: llmCalls.displayName,
         providerType: llmCalls.providerType,
+        credentialId: llmCalls.credentialId,
         status: llmCalls.status,
         httpStatus: llmCalls.httpStatus,
         finishReason: llmCalls.finishReason,

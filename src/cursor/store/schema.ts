@@ -61,6 +61,8 @@ export const llmCalls = sqliteTable(
     attempt: integer("attempt").notNull().default(0),
     providerType: text("provider_type").notNull(),
     providerUrl: text("provider_url").notNull(),
+    /** The key the attempt used (docs/providers.md#keys-behind-one-model): a stored credential's id or a BYOK_MODELS key's label; null: the model's one BYOK key. */
+    credentialId: text("credential_id"),
     modelId: text("model_id").notNull(),
     displayName: text("display_name").notNull(),
     status: text("status").$type<LlmCallStatus>().notNull(),

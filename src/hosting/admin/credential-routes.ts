@@ -67,6 +67,12 @@ const CredentialSchema = z
     sealed_to_owner: z.boolean().openapi({
       description: "A personal credential sealed to its owner's own tokens: nobody else, admins and the operator included, can use it",
     }),
+    status: z.enum(["ok", "broken"]).openapi({
+      description:
+        "broken: its provider refused the key (401 or 403) since it was last written; models with several keys skip it until it is rotated (docs/providers.md#keys-behind-one-model)",
+    }),
+    broken_at: Timestamp.nullable().openapi({ description: "When its provider first refused it; null when not broken" }),
+    broken_reason: z.string().nullable().openapi({ example: "the provider refused the key (HTTP 401)" }),
     team_id: z.string(),
     owner_user_id: z.string().nullable(),
     created_at: Timestamp,
@@ -124,6 +130,8 @@ credentialRoutes.openapi(
       encryptedKey: NO_KEY,
       keyLastFour: keyLastFour(body.api_key),
       personalKeyId: null,
+      brokenAtMs: null,
+      brokenReason: null,
       createdAtMs: now,
       updatedAtMs: now,
       deletedAtMs: null,
@@ -333,6 +341,9 @@ function credentialJson(row: CredentialRow) {
     key_last_four: row.keyLastFour,
     has_key: row.encryptedKey !== NO_KEY,
     sealed_to_owner: row.personalKeyId !== null,
+    status: row.brokenAtMs === null ? ("ok" as const) : ("broken" as const),
+    broken_at: row.brokenAtMs === null ? null : iso(row.brokenAtMs),
+    broken_reason: row.brokenReason,
     team_id: row.teamId,
     owner_user_id: row.ownerUserId,
     created_at: iso(row.createdAtMs),

@@ -52,6 +52,20 @@ const settings = {
     description:
       "Model ids to move on to, in order, when a call fails before anything streamed (docs/providers.md#fallbacks): models its users may all use (a team model's: team models); null: none",
   }),
+  keys: z
+    .array(
+      z.strictObject({
+        credential_id: z.string().min(1).max(100),
+        weight: z.int().min(1).max(1_000).optional().openapi({ description: "Its share of the calls, relative to the others'; default 1" }),
+      }),
+    )
+    .max(10)
+    .nullable()
+    .openapi({
+      description:
+        "More credentials of the same provider kind behind this model, spread by weight; its own credential is one of them with weight 1 unless listed. A key that answers 429 is skipped for its Retry-After (or a backoff), one its provider refuses is marked broken (docs/providers.md#keys-behind-one-model); null: its own only",
+      example: [{ credential_id: "cred_…", weight: 2 }],
+    }),
   compaction_model_id: z.string().min(1).max(100).nullable().openapi({
     description: "The model that writes this model's conversation summaries (docs/providers.md#roles); null: this model",
   }),
@@ -168,7 +182,8 @@ modelRoutes.openapi(
     if (c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
     const db = d1(c.env.DB);
     const owner = { teamId: account.teamId, scope: body.scope, ownerUserId: body.scope === "user" ? account.id : null };
-    await usableCredential(db, c.var.principal, body.credential_id, owner);
+    const credential = await usableCredential(db, c.var.principal, body.credential_id, owner);
+    if (body.keys) await refuseUnusableKeys(db, c.var.principal, owner, credential, body.keys);
     if (body.fallbacks) await refuseUnusableFallbacks(db, owner, null, body.fallbacks);
     await refuseUnusableRoles(db, owner, null, body);
     const now = Date.now();
@@ -259,7 +274,14 @@ modelRoutes.openapi(
     if (body.headers) checkOutbound(c.env, undefined, headersSet(body.headers));
     refuseUsageKeys(body.extra_body, undefined);
     if (body.name !== undefined && c.var.principal.kind === "local") refuseConfiguredName(c.env, body.name);
-    if (body.credential_id !== undefined) await usableCredential(db, c.var.principal, body.credential_id, model);
+    const credential =
+      body.credential_id !== undefined ? await usableCredential(db, c.var.principal, body.credential_id, model) : undefined;
+    // A new credential or new keys: the keys must still be of the credential's provider kind.
+    const keys = body.keys === undefined ? storedKeys(model) : (body.keys ?? []);
+    if ((credential || body.keys) && keys.length > 0) {
+      const own = credential ?? (await credentialById(db, model.credentialId));
+      if (own) await refuseUnusableKeys(db, c.var.principal, model, own, keys);
+    }
     if (body.fallbacks) await refuseUnusableFallbacks(db, model, model.id, body.fallbacks);
     await refuseUnusableRoles(db, model, model.id, body);
     const patch: ModelPatch = {
@@ -368,6 +390,41 @@ async function usableCredential(
 }
 
 /**
+ * The keys behind a model (docs/providers.md#keys-behind-one-model): credentials the model may run
+ * on (the rule of its own credential) of the same provider kind, each named once. Anything else is
+ * invalid_argument naming it, whether the credential is missing or someone else's.
+ */
+async function refuseUnusableKeys(
+  db: D1Db,
+  principal: Principal,
+  owner: ModelOwner,
+  own: CredentialRow,
+  keys: readonly { credential_id: string }[],
+): Promise<void> {
+  const ids = keys.map((k) => k.credential_id);
+  if (new Set(ids).size !== ids.length) throw invalidField("body.keys", "names a credential twice");
+  for (const [i, { credential_id }] of keys.entries()) {
+    const path = `body.keys.${i}.credential_id`;
+    const credential =
+      credential_id === own.id
+        ? own
+        : await usableCredential(db, principal, credential_id, owner).catch((err: unknown) => {
+            if (!(err instanceof AppError)) throw err;
+            const who = owner.scope === "team" ? "a team credential of the same team" : "one of your credentials or your team's";
+            throw invalidField(path, `credential ${credential_id} is not ${who}`);
+          });
+    if (credential.provider !== own.provider) {
+      throw invalidField(path, `credential ${credential_id} is for ${credential.provider}; this model's is for ${own.provider}`);
+    }
+  }
+}
+
+/** A model's stored keys, as its API shows them. */
+function storedKeys(row: ModelRow): { credential_id: string; weight: number }[] {
+  return row.keysJson ? (JSON.parse(row.keysJson) as { credential_id: string; weight: number }[]) : [];
+}
+
+/**
  * Fallbacks every user of the model may use (docs/providers.md#fallbacks): models of its team,
  * live, and for a team model team models only (a member's personal model would serve nobody else);
  * never the model itself. Anything else is invalid_argument naming it.
@@ -452,6 +509,7 @@ const UNSET = {
   fastServiceTier: null,
   stallTimeoutMs: null,
   fallbacksJson: null,
+  keysJson: null,
   compactionModelId: null,
   subagentModelId: null,
   imageModelId: null,
@@ -474,6 +532,11 @@ function rowSettings(body: SettingsBody): ModelPatch {
     ...(set(body.fast_service_tier) && { fastServiceTier: body.fast_service_tier }),
     ...(set(body.stall_timeout_ms) && { stallTimeoutMs: body.stall_timeout_ms }),
     ...(set(body.fallbacks) && { fallbacksJson: body.fallbacks?.length ? JSON.stringify(body.fallbacks) : null }),
+    ...(set(body.keys) && {
+      keysJson: body.keys?.length
+        ? JSON.stringify(body.keys.map((k) => ({ credential_id: k.credential_id, weight: k.weight ?? 1 })))
+        : null,
+    }),
     ...(set(body.compaction_model_id) && { compactionModelId: body.compaction_model_id }),
     ...(set(body.subagent_model_id) && { subagentModelId: body.subagent_model_id }),
     ...(set(body.image_model_id) && { imageModelId: body.image_model_id }),
@@ -499,6 +562,7 @@ function modelJson(row: ModelRow) {
     fast_service_tier: row.fastServiceTier,
     stall_timeout_ms: row.stallTimeoutMs,
     fallbacks: row.fallbacksJson ? (JSON.parse(row.fallbacksJson) as string[]) : [],
+    keys: storedKeys(row),
     compaction_model_id: row.compactionModelId,
     subagent_model_id: row.subagentModelId,
     image_model_id: row.imageModelId,

@@ -59,6 +59,9 @@ const ProviderCallSchema = z
     id: z.string(),
     provider: z.string().openapi({ example: "openai-chat" }),
     model: z.string().openapi({ description: "The model's name as Cursor shows it" }),
+    credential_id: z.string().nullable().openapi({
+      description: "The credential the attempt used (a BYOK_MODELS key: its label, `<model>#<i>`); null: a BYOK_MODELS model's one key",
+    }),
     status: z.string().openapi({ example: "completed" }),
     http_status: z.int().nullable(),
     finish_reason: z.string().nullable(),
@@ -172,6 +175,7 @@ function runJson(run: RunRow, calls: ProviderCallRow[]) {
       id: call.callId,
       provider: call.provider,
       model: call.model,
+      credential_id: call.credentialId,
       status: call.status,
       http_status: call.httpStatus,
       finish_reason: call.finishReason,

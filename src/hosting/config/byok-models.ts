@@ -2,7 +2,7 @@
 // reported (without its key) and left out instead of taking the whole service down.
 import { z } from "zod";
 import { describeIssues, issuesOf } from "../../core/zod-issues.ts";
-import type { ModelConfig, ProviderKind } from "../../provider/types.ts";
+import type { ModelConfig, ModelKey, ModelKeys, ProviderKind } from "../../provider/types.ts";
 import type { ModelPrices } from "./model-prices.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
 import { usageKeyProblem } from "../../provider/usage-keys.ts";
@@ -29,6 +29,21 @@ const entrySchema = z.object({
   retry_budget_ms: z.number().int().min(0).max(600_000).optional(),
   vision: z.boolean().optional(),
   code_mode: z.boolean().optional(),
+  /**
+   * More keys behind this model, spread by weight (docs/providers.md#keys-behind-one-model); its own
+   * `api_key` is one of them with weight 1 unless listed. Each may have its own URL and headers.
+   */
+  keys: z
+    .array(
+      z.strictObject({
+        api_key: z.string(),
+        base_url: z.string().min(1).optional(),
+        weight: z.number().int().min(1).max(1_000).optional(),
+        headers: z.record(z.string(), z.string()).optional(),
+      }),
+    )
+    .max(10)
+    .optional(),
   /** Other entries' names, tried in order (docs/providers.md#fallbacks). */
   fallbacks: z.array(z.string().min(1).max(200)).max(5).optional(),
   /** Other entries' names: the model that writes its summaries, the one its subagents run on (docs/providers.md#roles). */
@@ -93,6 +108,11 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
       catalog.problems.set(label, `model ${label} is configured twice; the first entry wins`);
       return;
     }
+    const keys = entry.keys?.length ? byokKeys(entry, allowPrivateUpstreams) : undefined;
+    if (typeof keys === "string") {
+      catalog.problems.set(label, `model ${label}: ${keys}`);
+      return;
+    }
     catalog.models.push({
       name: entry.name,
       provider: entry.provider,
@@ -109,6 +129,7 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
       ...(entry.retry_budget_ms !== undefined && { retryBudgetMs: entry.retry_budget_ms }),
       ...(entry.vision === false && { vision: false }),
       ...(entry.code_mode === true && { codeMode: true }),
+      ...(keys && { keys }),
     });
     if (entry.fallbacks?.length) fallbackNames.set(entry.name, entry.fallbacks);
     if (entry.compaction_model || entry.subagent_model || entry.image_model) {
@@ -118,6 +139,56 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
   resolveRoles(catalog, roleNames);
   resolveFallbacks(catalog, fallbackNames);
   return catalog;
+}
+
+/**
+ * The keys of an entry with `keys`: its own first (`<name>#0`), then each listed one that is not
+ * its own (`<name>#<i>`, from 1), or why one cannot be used. Undefined when only its own is left.
+ */
+function byokKeys(entry: z.infer<typeof entrySchema>, allowPrivateUpstreams: boolean): ModelKeys | undefined | string {
+  const baseUrl = entry.base_url.replace(/\/+$/, "");
+  const listed = entry.keys ?? [];
+  const isOwn = (k: (typeof listed)[number]) => k.api_key === entry.api_key && (k.base_url ?? entry.base_url) === entry.base_url;
+  const own: ModelKey = {
+    id: `${entry.name}#0`,
+    weight: listed.find(isOwn)?.weight ?? 1,
+    version: keyVersion(entry.api_key, baseUrl),
+    baseUrl,
+    apiKey: entry.api_key,
+    ...(entry.headers && { headers: entry.headers }),
+  };
+  const keys: ModelKey[] = [own];
+  for (const [i, key] of listed.entries()) {
+    if (isOwn(key)) continue;
+    const url = (key.base_url ?? entry.base_url).replace(/\/+$/, "");
+    const urlProblem = checkUpstreamUrl(url, allowPrivateUpstreams);
+    if (urlProblem) return `keys.${i}.base_url: ${urlProblem}`;
+    const usageKey = usageKeyProblem(undefined, key.headers);
+    if (usageKey) return `keys.${i}.${usageKey.path}: ${usageKey.message}`;
+    const headers = key.headers ?? entry.headers;
+    keys.push({
+      id: `${entry.name}#${keys.length}`,
+      weight: key.weight ?? 1,
+      version: keyVersion(key.api_key, url),
+      baseUrl: url,
+      apiKey: key.api_key,
+      ...(headers && { headers }),
+    });
+  }
+  return keys.length > 1 ? { pool: `byok:${entry.name}`, keys } : undefined;
+}
+
+/**
+ * A short fingerprint of a key and its URL: a broken mark holds until either changes. FNV-1a's
+ * 32 bits tell versions apart and say nothing usable about the key.
+ */
+function keyVersion(apiKey: string, baseUrl: string): string {
+  let hash = 0x811c9dc5;
+  for (const char of `${baseUrl}\u0000${apiKey}`) {
+    hash ^= char.codePointAt(0)!;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 /** Gives each model the models its roles name; a name that is not another configured model is left out and said. */

@@ -8,7 +8,8 @@
 import { LOCAL_PRINCIPAL_ID, LOCAL_TEAM_ID } from "../store/local-account.ts";
 import { d1 } from "../store/db.ts";
 import { type UsableModelRow, usableModelsOf } from "../store/model-rows.ts";
-import type { ModelConfig } from "../../provider/types.ts";
+import type { ModelConfig, ModelKey, ModelKeys } from "../../provider/types.ts";
+import { type CredentialRow, credentialsVisibleTo } from "../store/credential-rows.ts";
 import type { ModelPrices } from "./model-prices.ts";
 import { DEFAULT_CONTEXT_WINDOW, type ModelCatalog, modelCatalogFromEnv } from "./byok-models.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
@@ -47,9 +48,12 @@ export function modelCatalogFor(env: CatalogEnv, principal: { id: string; teamId
   if (cached && now() < cached.validUntilMs) return cached.catalog;
   // Timed from the load's start: a row may change right after it was read.
   const startedMs = now();
-  const stored = usableModelsOf(d1(env.DB), principal.id, teamId).then((rows) =>
-    hostedCatalog(rows, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true"),
-  );
+  const db = d1(env.DB);
+  const stored = usableModelsOf(db, principal.id, teamId).then(async (rows) => {
+    // The credentials behind models with several keys: read only when some model has them.
+    const credentials = rows.some((r) => r.model.keysJson) ? await credentialsVisibleTo(db, { userId: principal.id, teamId }) : [];
+    return hostedCatalog(rows, { credentials, userId: principal.id }, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true");
+  });
   const catalog = local ? localCatalog(env, stored) : stored;
   entries.delete(key);
   entries.set(key, { catalog, validUntilMs: startedMs + TTL_MS });
@@ -109,7 +113,7 @@ async function localCatalog(env: CatalogEnv, stored: Promise<ModelCatalog>): Pro
   return merged;
 }
 
-function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): ModelCatalog {
+function hostedCatalog(rows: UsableModelRow[], keyring: Keyring, allowPrivateUpstreams: boolean): ModelCatalog {
   const catalog: ModelCatalog & { prices: Map<string, ModelPrices> } = { models: [], problems: new Map(), prices: new Map() };
   const byId = new Map<string, ModelConfig>();
   const fallbackIds = new Map<ModelConfig, string[]>();
@@ -127,7 +131,9 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
       catalog.problems.set(name, `model ${name}: ${keyProblem}`);
       continue;
     }
-    const config = storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" });
+    const single = storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" });
+    const keys = row.model.keysJson ? storedModelKeys(row, single, keyring, allowPrivateUpstreams, catalog.problems) : undefined;
+    const config = keys ? { ...single, keys } : single;
     byId.set(row.model.id, config);
     fallbackIds.set(config, parseJson<string[]>(row.model.fallbacksJson) ?? []);
     roleIds.set(config, { compaction: row.model.compactionModelId, subagent: row.model.subagentModelId, image: row.model.imageModelId });
@@ -157,6 +163,62 @@ function hostedCatalog(rows: UsableModelRow[], allowPrivateUpstreams: boolean): 
     };
   });
   return catalog;
+}
+
+/** The credentials a principal may use, for the keys behind its models. */
+interface Keyring {
+  credentials: readonly CredentialRow[];
+  userId: string;
+}
+
+/**
+ * The keys behind a stored model (docs/providers.md#keys-behind-one-model): its own credential and
+ * those its `keys_json` lists, each with its weight; one deleted, unusable or sealed to a key its
+ * owner no longer holds is left out and said. Undefined when only its own is left.
+ */
+function storedModelKeys(
+  row: UsableModelRow,
+  single: ModelConfig,
+  keyring: Keyring,
+  allowPrivateUpstreams: boolean,
+  problems: Map<string, string>,
+): ModelKeys | undefined {
+  const listed = parseJson<{ credential_id: string; weight: number }[]>(row.model.keysJson) ?? [];
+  const weightOf = (id: string) => listed.find((k) => k.credential_id === id)?.weight ?? 1;
+  const keys: ModelKey[] = [keyOf(row.credential, single, weightOf(row.credential.id))];
+  // The personal key the principal holds now, as its own credentials' rows carry it.
+  const held = row.credential.ownerUserId === keyring.userId ? row.ownerPersonalKeyId : null;
+  const missing: string[] = [];
+  for (const { credential_id, weight } of listed) {
+    if (credential_id === row.credential.id) continue;
+    const credential = keyring.credentials.find((c) => c.id === credential_id && c.provider === row.credential.provider);
+    const usable =
+      credential &&
+      !checkUpstreamUrl(credential.baseUrl, allowPrivateUpstreams) &&
+      !storedKeyProblem({ ...row, credential, ownerPersonalKeyId: held });
+    if (!usable) {
+      missing.push(credential_id);
+      continue;
+    }
+    keys.push(keyOf(credential, storedModelConfig({ ...row, credential, wrappedDataKey: row.wrappedDataKey ?? "" }), weight));
+  }
+  if (missing.length > 0) {
+    problems.set(`${row.model.name} keys`, `model ${row.model.name}: keys ${missing.join(", ")} cannot be used now; left out`);
+  }
+  return keys.length > 1 ? { pool: `model:${row.model.id}`, keys } : undefined;
+}
+
+/** One key of a stored model: its credential's URL, headers and sealed key, versioned by when it was last written. */
+function keyOf(credential: CredentialRow, config: ModelConfig, weight: number): ModelKey {
+  return {
+    id: credential.id,
+    weight,
+    version: String(credential.updatedAtMs),
+    baseUrl: config.baseUrl,
+    apiKey: "",
+    ...(config.headers && { headers: config.headers }),
+    ...(config.storedKey && { storedKey: config.storedKey }),
+  };
 }
 
 /** Why a stored model's secrets cannot be opened, before anyone tries: its personal key is lost, or its team has no data key. */
@@ -202,6 +264,7 @@ export function storedModelConfig({
     storedKey: {
       teamId: credential.teamId,
       credentialId: credential.id,
+      credentialUpdatedAtMs: credential.updatedAtMs,
       encryptedKey: credential.encryptedKey,
       wrappedDataKey,
       ...(previousWrappedDataKey !== null && { previousWrappedDataKey }),

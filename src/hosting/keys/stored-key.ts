@@ -62,7 +62,11 @@ function personalKeyFor(stored: StoredKey): DataKey | undefined {
 export function withPersonalKey(catalog: ModelCatalog, key: PersonalKey | undefined): ModelCatalog {
   // Nothing to open or to drop: the catalogue as it is, as on every call of a model with neither.
   const touched = (m: ModelConfig) =>
-    (key !== undefined && m.storedKey?.personalKeyId === key.idText) || !!m.fallbacks?.length || !!m.compactionModel || !!m.imageModel;
+    (key !== undefined && m.storedKey?.personalKeyId === key.idText) ||
+    !!m.fallbacks?.length ||
+    !!m.compactionModel ||
+    !!m.imageModel ||
+    !!m.keys;
   if (!catalog.models.some(touched)) return catalog;
   return { ...catalog, models: catalog.models.map((m) => modelWithPersonalKey(m, key)) };
 }
@@ -78,8 +82,14 @@ export function modelWithPersonalKey(model: ModelConfig, key: PersonalKey | unde
   const stored = alone.storedKey;
   const own = key && stored?.personalKeyId === key.idText ? { ...alone, storedKey: { ...stored, personalKey: key } } : alone;
   const fallbacks = (allFallbacks ?? []).filter(opens).map((f) => modelWithPersonalKey(f, key));
+  // Its keys the same way: one sealed to a key this request does not open is left out of the pool.
+  const keys = own.keys?.keys.flatMap((k) => {
+    if (!k.storedKey || k.storedKey.personalKeyId === undefined) return [k];
+    return k.storedKey.personalKeyId === key?.idText ? [{ ...k, storedKey: { ...k.storedKey, personalKey: key } }] : [];
+  });
+  const { keys: _allKeys, ...single } = own;
   return {
-    ...own,
+    ...(keys?.length ? { ...own, keys: { pool: own.keys!.pool, keys } } : single),
     ...(fallbacks.length > 0 && { fallbacks }),
     ...(writer && opens(writer) && { compactionModel: modelWithPersonalKey(writer, key) }),
     ...(describer && opens(describer) && { imageModel: modelWithPersonalKey(describer, key) }),

@@ -82,7 +82,8 @@ export async function replaceCredentialKey(
   const [[row]] = await db.batch([
     db
       .update(credentials)
-      .set({ ...key, updatedAtMs: nowMs })
+      // A new key is not broken until its provider says so (docs/providers.md#keys-behind-one-model).
+      .set({ ...key, updatedAtMs: nowMs, brokenAtMs: null, brokenReason: null })
       .where(
         and(
           eq(credentials.id, current.id),
@@ -113,4 +114,27 @@ export async function deleteCredential(db: D1Db, id: string, nowMs: number, audi
       .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
       .where(and(eq(models.credentialId, id), isNull(models.deletedAtMs))),
   ]);
+}
+
+/**
+ * Marks a credential broken (its provider refused it) as of the version it was seen on, its
+ * `updated_at_ms`: a key written again since is not marked. Once per version.
+ */
+export async function markCredentialBroken(
+  db: D1Db,
+  mark: { teamId: string; id: string; updatedAtMs: number; atMs: number; reason: string },
+): Promise<void> {
+  await db
+    .update(credentials)
+    .set({ brokenAtMs: mark.atMs, brokenReason: mark.reason })
+    .where(
+      and(
+        eq(credentials.id, mark.id),
+        eq(credentials.teamId, mark.teamId),
+        eq(credentials.updatedAtMs, mark.updatedAtMs),
+        isNull(credentials.brokenAtMs),
+        isNull(credentials.deletedAtMs),
+      ),
+    )
+    .run();
 }

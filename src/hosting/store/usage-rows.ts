@@ -21,6 +21,8 @@ interface RunCall {
   /** The model that made it (a fallback's, docs/providers.md#fallbacks); absent: the run's. */
   model?: string;
   providerType: string;
+  /** The credential it used (a BYOK_MODELS key: its label); null for a model's one BYOK key and rows from before it was kept. */
+  credentialId?: string | null;
   /** running, completed, cancelled or failed (the conversation's llm_calls.status). */
   status: string;
   httpStatus: number | null;

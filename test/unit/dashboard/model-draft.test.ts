@@ -14,6 +14,9 @@ const credential: Credential = {
   key_last_four: "abcd",
   has_key: true,
   sealed_to_owner: false,
+  status: "ok",
+  broken_at: null,
+  broken_reason: null,
   team_id: "team-1",
   owner_user_id: null,
   created_at: "2026-03-01T00:00:00Z",
@@ -34,6 +37,7 @@ const teamModel: Model = {
   fast_service_tier: null,
   stall_timeout_ms: null,
   fallbacks: [],
+  keys: [],
   compaction_model_id: null,
   subagent_model_id: null,
   image_model_id: null,
@@ -62,6 +66,26 @@ describe("the model form's draft", () => {
     expect(sent(bodyOf({ ...draft, fallbacks: ["model-3", "model-2"] }, true)).fallbacks).toEqual(["model-3", "model-2"]);
     expect(sent(bodyOf({ ...draft, fallbacks: [] }, true)).fallbacks).toBeNull();
     expect("fallbacks" in sent(bodyOf({ ...draftOf({ kind: "add" }, [credential], true), name: "n", model: "m" }, false))).toBe(false);
+  });
+
+  it("sends the keys ticked with their weights, its own credential's only when not 1, and clears them in an edit with none", () => {
+    const stored = {
+      ...teamModel,
+      keys: [
+        { credential_id: "cred-team", weight: 3 },
+        { credential_id: "cred-2", weight: 2 },
+      ],
+    };
+    const draft = draftOf({ kind: "edit", model: stored }, [credential], true);
+    expect(draft.keys).toEqual([{ credential_id: "cred-2", weight: "2" }]);
+    expect(draft.own_weight).toBe("3");
+    expect(sent(bodyOf(draft, true)).keys).toEqual([
+      { credential_id: "cred-team", weight: 3 },
+      { credential_id: "cred-2", weight: 2 },
+    ]);
+    expect(sent(bodyOf({ ...draft, own_weight: "1" }, true)).keys).toEqual([{ credential_id: "cred-2", weight: 2 }]);
+    expect(sent(bodyOf({ ...draft, keys: [] }, true)).keys).toBeNull();
+    expect(sent(bodyOf({ ...draft, keys: [] }, false))).not.toHaveProperty("keys");
   });
 
   it("a member who duplicates a team model gets a personal copy, the one scope they may add", () => {

@@ -75,6 +75,7 @@ describe("interrupts", () => {
         attempt: 0,
         providerType: "openai-chat",
         providerUrl: "https://example.com/v1",
+        credentialId: null,
         modelId: "model",
         displayName: "Model",
         messageCount: 1,

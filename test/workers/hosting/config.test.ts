@@ -73,6 +73,42 @@ describe("BYOK_MODELS", () => {
     expect(catalog.problems.get("main fallbacks")).toContain("missing, main");
   });
 
+  it("gives an entry with keys its own key and the listed ones, by weight, and refuses a key's private URL without its key", () => {
+    const base = { provider: "openai-chat", base_url: "https://api.example.com/v1", model: "m" };
+    const catalog = catalogOf(
+      JSON.stringify([
+        {
+          ...base,
+          name: "spread",
+          api_key: "sk-own-key-0001",
+          keys: [
+            { api_key: "sk-own-key-0001", weight: 3 },
+            { api_key: "sk-second-0002", weight: 2 },
+            { api_key: "sk-third-0003", base_url: "https://eu.example.com/v1/" },
+          ],
+        },
+        { ...base, name: "alone", api_key: "sk-alone-0004", keys: [{ api_key: "sk-alone-0004" }] },
+        { ...base, name: "leaky", api_key: "sk-leaky-0005", keys: [{ api_key: "sk-leaky-0006", base_url: "http://10.0.0.1/v1" }] },
+      ]),
+    );
+    const spread = catalog.models.find((m) => m.name === "spread")!;
+    expect(spread.keys?.pool).toBe("byok:spread");
+    expect(spread.keys?.keys.map((k) => [k.id, k.weight, k.baseUrl, k.apiKey])).toEqual([
+      ["spread#0", 3, "https://api.example.com/v1", "sk-own-key-0001"],
+      ["spread#1", 2, "https://api.example.com/v1", "sk-second-0002"],
+      ["spread#2", 1, "https://eu.example.com/v1", "sk-third-0003"],
+    ]);
+    // A version changes with the key, and says nothing of it.
+    const versions = spread.keys!.keys.map((k) => k.version);
+    expect(new Set(versions).size).toBe(3);
+    expect(versions.join()).not.toMatch(/sk-/);
+    // Listing only its own key leaves a model of one key, as before.
+    expect(catalog.models.find((m) => m.name === "alone")?.keys).toBeUndefined();
+    expect(catalog.models.map((m) => m.name)).not.toContain("leaky");
+    expect(catalog.problems.get("leaky")).toMatch(/keys\.0\.base_url: .*private address/);
+    expect(catalog.problems.get("leaky")).not.toMatch(/sk-/);
+  });
+
   it("keeps good entries and reports bad ones without their keys", () => {
     const catalog = catalogOf(
       JSON.stringify([

@@ -32,6 +32,10 @@ export const credentials = sqliteTable(
     keyLastFour: text("key_last_four").notNull(),
     /** For a personal credential sealed to its owner: the id of the personal key its secrets are under; null: the team's data key. */
     personalKeyId: text("personal_key_id"),
+    /** When the provider last refused this key (401/403) since it was last written (docs/providers.md#keys-behind-one-model); null: not seen broken. */
+    brokenAtMs: integer("broken_at_ms"),
+    /** What the provider said then: its status and byok-edge's kind, never its text. */
+    brokenReason: text("broken_reason"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
     deletedAtMs: integer("deleted_at_ms"),
@@ -67,6 +71,8 @@ export const models = sqliteTable(
     stallTimeoutMs: integer("stall_timeout_ms"),
     /** A JSON array of model ids to move on to, in order, when a call fails (docs/providers.md#fallbacks); null: none. */
     fallbacksJson: text("fallbacks_json"),
+    /** More credentials of the same provider kind behind it, as a JSON array of {credential_id, weight} (docs/providers.md#keys-behind-one-model); null: its own only. */
+    keysJson: text("keys_json"),
     /** The models that write its summaries and run its subagents (docs/providers.md#roles); null: itself. */
     compactionModelId: text("compaction_model_id"),
     subagentModelId: text("subagent_model_id"),

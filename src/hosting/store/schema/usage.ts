@@ -45,6 +45,8 @@ export const providerCalls = sqliteTable(
     /** The model's name as Cursor shows it. */
     model: text("model").notNull(),
     provider: text("provider").notNull(),
+    /** The credential (a BYOK_MODELS key: its label) the attempt used, for a model with several keys or a stored one; null otherwise. */
+    credentialId: text("credential_id"),
     status: text("status").notNull(),
     httpStatus: integer("http_status"),
     finishReason: text("finish_reason"),

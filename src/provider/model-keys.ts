@@ -1,14 +1,16 @@
 // Several keys behind one model (docs/providers.md#keys-behind-one-model): what a call needs
 // to pick one and to report what the provider said of it. The pool's shared state (spread,
 // cool-downs, broken marks) is the hosting product's; this is only the shape both sides use.
-import type { ProviderError } from "./failure.ts";
+import { ProviderError } from "./failure.ts";
 import type { ModelConfig, ModelKey } from "./types.ts";
 
 /** Which key a call of a model with several gets, or why none may be used now. */
-export type KeyPick = { kind: "key"; id: string } | { kind: "cooling"; retryAfterMs: number } | { kind: "broken" };
+export type KeyPick =
+  /** `probation`: a key marked broken long enough ago to be tried once more; its call reports how it went. */
+  { kind: "key"; id: string; probation?: true } | { kind: "cooling"; retryAfterMs: number } | { kind: "broken" };
 
-/** What the provider said of a key that makes the pool skip it. */
-export type KeyOutcome = { kind: "rate_limited"; retryAfterMs?: number } | { kind: "refused"; status?: number };
+/** What the provider said of a key: a 429 cools it, a refusal breaks it, an answer on probation mends it. */
+export type KeyOutcome = { kind: "rate_limited"; retryAfterMs?: number } | { kind: "refused"; status?: number } | { kind: "answered" };
 
 /** The deployment's shared key state, as a run reaches it. */
 export interface KeyRouting {
@@ -22,7 +24,7 @@ export interface KeyRouting {
 }
 
 /** The model as one call with `key` makes it: that key's URL, secret and headers. */
-export function withKey(model: ModelConfig, key: ModelKey): ModelConfig {
+export function withKey(model: ModelConfig, key: ModelKey, probation = false): ModelConfig {
   const { storedKey: _own, headers: _ownHeaders, ...rest } = model;
   return {
     ...rest,
@@ -31,6 +33,7 @@ export function withKey(model: ModelConfig, key: ModelKey): ModelConfig {
     ...(key.headers && { headers: key.headers }),
     ...(key.storedKey && { storedKey: key.storedKey }),
     keyId: key.id,
+    ...(probation && { keyOnProbation: true }),
   };
 }
 
@@ -40,7 +43,8 @@ export function keyIdOf(model: ModelConfig): string | null {
 }
 
 /** What a failure says of the key that met it, if anything: a 429 cools it, a refused key (401, 403) breaks it. */
-export function keyOutcomeOf(err: ProviderError): KeyOutcome | undefined {
+export function keyOutcomeOf(err: unknown): KeyOutcome | undefined {
+  if (!(err instanceof ProviderError)) return undefined;
   if (err.kind === "rate_limit") return { kind: "rate_limited", ...(err.retryAfterMs !== undefined && { retryAfterMs: err.retryAfterMs }) };
   if (err.kind === "authorization") return { kind: "refused", ...(err.status !== undefined && { status: err.status }) };
   return undefined;

@@ -40,12 +40,15 @@ export interface ModelConfig {
   /** The name of the model its subagents run on when the Task and the client choose none (docs/providers.md#roles). */
   subagentModel?: string;
   /**
-   * Set when the model has more than one key (docs/providers.md#keys-behind-one-model): each call
-   * picks one of them, by weight, skipping those cooling down or broken. Its own key is one of them.
+   * Set when the model has more keys than its own (docs/providers.md#keys-behind-one-model): each
+   * call picks one of them, by weight, skipping those cooling down or broken; its own key is
+   * among them unless a request cannot open it (a sealed personal key), which may leave one.
    */
   keys?: ModelKeys;
   /** The key this call was given from `keys` (src/provider/model-keys.ts); absent: the model's own. */
   keyId?: string;
+  /** That key was marked broken and is being tried again: the call reports how it went. */
+  keyOnProbation?: true;
   /**
    * A hosted model's key, still encrypted (docs/hosting.md#models-per-user): `apiKey` is empty
    * until it is opened just before the provider call (src/hosting/keys/stored-key.ts).

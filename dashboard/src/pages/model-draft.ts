@@ -135,6 +135,21 @@ export function bodyOf(d: Draft, editing: boolean): { body: Record<string, unkno
 }
 
 /**
+ * The credentials that may be keys behind the draft's model: those of its credential's provider
+ * kind, besides that one, and for a team model team credentials only (the API's rule).
+ */
+export function keyChoices(credentials: Credential[], d: Draft): Credential[] {
+  const own = credentials.find((c) => c.id === d.credential_id);
+  return credentials.filter((c) => own && c.id !== own.id && c.provider === own.provider && (d.scope === "user" || c.scope === "team"));
+}
+
+/** The draft with only the keys the form shows (a credential deleted or of another kind since is dropped, not sent unseen). */
+export function withShownKeys(d: Draft, credentials: Credential[]): Draft {
+  const shown = new Set(keyChoices(credentials, d).map((c) => c.id));
+  return { ...d, keys: d.keys.filter((k) => shown.has(k.credential_id)) };
+}
+
+/**
  * The keys a body sends: the ticked ones, and the model's own only when its weight is not the
  * default 1; none (undefined) when no other key is ticked. A weight that does not parse is sent
  * as typed, for the API to say what is wrong with it.

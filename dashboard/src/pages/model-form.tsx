@@ -11,7 +11,16 @@ import { useApiForm } from "../ui/form.ts";
 import { HeadersEditor } from "../ui/headers-editor.tsx";
 import { ErrorNotice, errorText, StatusNotice } from "../ui/notice.tsx";
 import { presetOfBaseUrl } from "../providers/presets.ts";
-import { bodyOf, type Draft, draftOf, type ModelFormMode, type NUMBERS, withCatalogueFill } from "./model-draft.ts";
+import {
+  bodyOf,
+  type Draft,
+  draftOf,
+  keyChoices,
+  type ModelFormMode,
+  type NUMBERS,
+  withCatalogueFill,
+  withShownKeys,
+} from "./model-draft.ts";
 import { scopeHint } from "./scope-hint.ts";
 
 interface ModelFormProps {
@@ -81,7 +90,7 @@ export function ModelForm({ api, me, mode, credentials, models, onSaved, onCance
 
   async function submit(e: Event) {
     e.preventDefault();
-    const built = bodyOf(draft, editing);
+    const built = bodyOf(withShownKeys(draft, credentials), editing);
     if ("problems" in built) {
       form.fail(built.problems);
       return;
@@ -310,9 +319,7 @@ function Keys({
   error: string | undefined;
 }) {
   const own = credentials.find((c) => c.id === draft.credential_id);
-  const eligible = credentials.filter(
-    (c) => own && c.id !== own.id && c.provider === own.provider && (draft.scope === "user" || c.scope === "team"),
-  );
+  const eligible = keyChoices(credentials, draft);
   if (!own || eligible.length === 0) return null;
   const broken = (c: Credential) => (c.status === "broken" ? `${c.name} (broken: rotate its key)` : c.name);
   return (

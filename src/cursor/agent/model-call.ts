@@ -20,7 +20,7 @@ import {
 import { isContextOverflow, ProviderError, withoutPromptQuotes } from "../../provider/failure.ts";
 import { withVisionHint } from "../../provider/images.ts";
 import { isRetryable, planRetry, RETRY_BUDGET_MS, sleepUnlessAborted } from "../../provider/retry.ts";
-import { type KeyOutcome, type KeyRouting, keyIdOf, keyOutcomeOf, withKey } from "../../provider/model-keys.ts";
+import { type KeyRouting, keyIdOf, keyOutcomeOf, withKey } from "../../provider/model-keys.ts";
 import { ANSWER_MAX_BYTES, utf8Length } from "./message-limits.ts";
 
 export interface ModelCallInput {
@@ -118,13 +118,15 @@ async function callTarget(
     let called: ModelConfig | undefined;
     try {
       called = await keyedModel(deps.keys, input.model);
-      return await attemptCall(deps, { ...input, model: called }, index, attempts.next++, emitted);
+      const result = await attemptCall(deps, { ...input, model: called }, index, attempts.next++, emitted);
+      if (called.keyOnProbation) void deps.keys?.report(called, { kind: "answered" });
+      return result;
     } catch (caught) {
       const err =
         caught instanceof ProviderError && !isContextOverflow(caught)
           ? withVisionHint(withoutPromptQuotes(caught, promptTexts(input.messages)), input.model, input.messages)
           : caught;
-      const outcome = called ? keyOutcome(err) : undefined;
+      const outcome = called ? keyOutcomeOf(err) : undefined;
       const reported = called && outcome ? deps.keys?.report(called, outcome) : undefined;
       if (emitted.any) attempts.streamed = true;
       if (emitted.text !== "" && err instanceof ProviderError && !input.signal.aborted) input.onCutOff?.(emitted.text);
@@ -141,13 +143,10 @@ async function callTarget(
       if ("failure" in plan) throw plan.failure;
       budgetLeftMs -= plan.waitMs;
       await sleepUnlessAborted(plan.waitMs, input.signal);
+      // After a wait, every key may be tried again.
+      keySwitches = 0;
     }
   }
-}
-
-/** What a failure says of the key that met it, for its pool; nothing for failures that are not a ProviderError. */
-function keyOutcome(err: unknown): KeyOutcome | undefined {
-  return err instanceof ProviderError ? keyOutcomeOf(err) : undefined;
 }
 
 /**
@@ -159,7 +158,7 @@ async function keyedModel(routing: KeyRouting | undefined, model: ModelConfig): 
   const keys = model.keys;
   if (!keys || !routing) return model;
   const pick = await routing.pick({ ...model, keys });
-  if (pick.kind === "key") return withKey(model, keys.keys.find((k) => k.id === pick.id) ?? keys.keys[0]!);
+  if (pick.kind === "key") return withKey(model, keys.keys.find((k) => k.id === pick.id) ?? keys.keys[0]!, pick.probation === true);
   if (pick.kind === "broken") {
     throw new ProviderError(
       "authorization",

@@ -9,7 +9,16 @@ import { forgetModelCatalogs } from "../config/principal-models.ts";
 import { AppError } from "../../core/errors.ts";
 import { type CredentialRow, credentialById } from "../store/credential-rows.ts";
 import { type D1Db, d1, newId } from "../store/db.ts";
-import { deleteModel, insertModel, type ModelPatch, type ModelRow, modelById, modelsVisibleTo, updateModel } from "../store/model-rows.ts";
+import {
+  deleteModel,
+  insertModel,
+  modelKeysOf,
+  type ModelPatch,
+  type ModelRow,
+  modelById,
+  modelsVisibleTo,
+  updateModel,
+} from "../store/model-rows.ts";
 import { ownedReach, requireCreator, visibleScope, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
@@ -277,7 +286,7 @@ modelRoutes.openapi(
     const credential =
       body.credential_id !== undefined ? await usableCredential(db, c.var.principal, body.credential_id, model) : undefined;
     // A new credential or new keys: the keys must still be of the credential's provider kind.
-    const keys = body.keys === undefined ? storedKeys(model) : (body.keys ?? []);
+    const keys = body.keys === undefined ? modelKeysOf(model) : (body.keys ?? []);
     if ((credential || body.keys) && keys.length > 0) {
       const own = credential ?? (await credentialById(db, model.credentialId));
       if (own) await refuseUnusableKeys(db, c.var.principal, model, own, keys);
@@ -419,11 +428,6 @@ async function refuseUnusableKeys(
   }
 }
 
-/** A model's stored keys, as its API shows them. */
-function storedKeys(row: ModelRow): { credential_id: string; weight: number }[] {
-  return row.keysJson ? (JSON.parse(row.keysJson) as { credential_id: string; weight: number }[]) : [];
-}
-
 /**
  * Fallbacks every user of the model may use (docs/providers.md#fallbacks): models of its team,
  * live, and for a team model team models only (a member's personal model would serve nobody else);
@@ -562,7 +566,7 @@ function modelJson(row: ModelRow) {
     fast_service_tier: row.fastServiceTier,
     stall_timeout_ms: row.stallTimeoutMs,
     fallbacks: row.fallbacksJson ? (JSON.parse(row.fallbacksJson) as string[]) : [],
-    keys: storedKeys(row),
+    keys: modelKeysOf(row),
     compaction_model_id: row.compactionModelId,
     subagent_model_id: row.subagentModelId,
     image_model_id: row.imageModelId,

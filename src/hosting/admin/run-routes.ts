@@ -60,7 +60,8 @@ const ProviderCallSchema = z
     provider: z.string().openapi({ example: "openai-chat" }),
     model: z.string().openapi({ description: "The model's name as Cursor shows it" }),
     credential_id: z.string().nullable().openapi({
-      description: "The credential the attempt used (a BYOK_MODELS key: its label, `<model>#<i>`); null: a BYOK_MODELS model's one key",
+      description:
+        "The credential the attempt used (a BYOK_MODELS key: its label, `<model>#0` its own, `<model>#<i + 1>` for keys[i]); null: a BYOK_MODELS model's one key",
     }),
     status: z.string().openapi({ example: "completed" }),
     http_status: z.int().nullable(),

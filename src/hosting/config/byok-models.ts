@@ -6,6 +6,7 @@ import type { ModelConfig, ModelKey, ModelKeys, ProviderKind } from "../../provi
 import type { ModelPrices } from "./model-prices.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
 import { usageKeyProblem } from "../../provider/usage-keys.ts";
+import { fingerprint } from "../../core/fingerprint.ts";
 
 /** Providers with a working implementation today; the others are refused clearly. */
 const SUPPORTED_PROVIDERS: readonly ProviderKind[] = ["openai-chat", "openai-responses", "anthropic"];
@@ -143,7 +144,7 @@ function parseModelCatalog(raw: string | undefined, allowPrivateUpstreams: boole
 
 /**
  * The keys of an entry with `keys`: its own first (`<name>#0`), then each listed one that is not
- * its own (`<name>#<i>`, from 1), or why one cannot be used. Undefined when only its own is left.
+ * its own (`<name>#<i + 1>` for `keys[i]`), or why one cannot be used. Undefined when only its own is left.
  */
 function byokKeys(entry: z.infer<typeof entrySchema>, allowPrivateUpstreams: boolean): ModelKeys | undefined | string {
   const baseUrl = entry.base_url.replace(/\/+$/, "");
@@ -152,7 +153,7 @@ function byokKeys(entry: z.infer<typeof entrySchema>, allowPrivateUpstreams: boo
   const own: ModelKey = {
     id: `${entry.name}#0`,
     weight: listed.find(isOwn)?.weight ?? 1,
-    version: keyVersion(entry.api_key, baseUrl),
+    version: keyVersion(entry.api_key, baseUrl, entry.headers),
     baseUrl,
     apiKey: entry.api_key,
     ...(entry.headers && { headers: entry.headers }),
@@ -167,9 +168,9 @@ function byokKeys(entry: z.infer<typeof entrySchema>, allowPrivateUpstreams: boo
     if (usageKey) return `keys.${i}.${usageKey.path}: ${usageKey.message}`;
     const headers = key.headers ?? entry.headers;
     keys.push({
-      id: `${entry.name}#${keys.length}`,
+      id: `${entry.name}#${i + 1}`,
       weight: key.weight ?? 1,
-      version: keyVersion(key.api_key, url),
+      version: keyVersion(key.api_key, url, headers),
       baseUrl: url,
       apiKey: key.api_key,
       ...(headers && { headers }),
@@ -178,17 +179,9 @@ function byokKeys(entry: z.infer<typeof entrySchema>, allowPrivateUpstreams: boo
   return keys.length > 1 ? { pool: `byok:${entry.name}`, keys } : undefined;
 }
 
-/**
- * A short fingerprint of a key and its URL: a broken mark holds until either changes. FNV-1a's
- * 32 bits tell versions apart and say nothing usable about the key.
- */
-function keyVersion(apiKey: string, baseUrl: string): string {
-  let hash = 0x811c9dc5;
-  for (const char of `${baseUrl}\u0000${apiKey}`) {
-    hash ^= char.codePointAt(0)!;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, "0");
+/** A key's version: a broken mark holds until its key, URL or headers change (a fingerprint, which says nothing usable of the key). */
+function keyVersion(apiKey: string, baseUrl: string, headers: Record<string, string> | undefined): string {
+  return fingerprint(JSON.stringify([baseUrl, apiKey, headers ?? {}]), 16);
 }
 
 /** Gives each model the models its roles name; a name that is not another configured model is left out and said. */

@@ -7,9 +7,10 @@
 // (ModelConfig.storedKey) until the provider call.
 import { LOCAL_PRINCIPAL_ID, LOCAL_TEAM_ID } from "../store/local-account.ts";
 import { d1 } from "../store/db.ts";
-import { type UsableModelRow, usableModelsOf } from "../store/model-rows.ts";
+import { modelKeysOf, type UsableModelRow, usableModelsOf } from "../store/model-rows.ts";
 import type { ModelConfig, ModelKey, ModelKeys } from "../../provider/types.ts";
 import { type CredentialRow, credentialsVisibleTo } from "../store/credential-rows.ts";
+import { storedKeyVersion } from "../keys/key-pool.ts";
 import type { ModelPrices } from "./model-prices.ts";
 import { DEFAULT_CONTEXT_WINDOW, type ModelCatalog, modelCatalogFromEnv } from "./byok-models.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
@@ -52,7 +53,7 @@ export function modelCatalogFor(env: CatalogEnv, principal: { id: string; teamId
   const stored = usableModelsOf(db, principal.id, teamId).then(async (rows) => {
     // The credentials behind models with several keys: read only when some model has them.
     const credentials = rows.some((r) => r.model.keysJson) ? await credentialsVisibleTo(db, { userId: principal.id, teamId }) : [];
-    return hostedCatalog(rows, { credentials, userId: principal.id }, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true");
+    return hostedCatalog(rows, credentials, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true");
   });
   const catalog = local ? localCatalog(env, stored) : stored;
   entries.delete(key);
@@ -113,7 +114,8 @@ async function localCatalog(env: CatalogEnv, stored: Promise<ModelCatalog>): Pro
   return merged;
 }
 
-function hostedCatalog(rows: UsableModelRow[], keyring: Keyring, allowPrivateUpstreams: boolean): ModelCatalog {
+/** `credentials`: those the principal may use, for the keys behind its models (read only when some model has keys). */
+function hostedCatalog(rows: UsableModelRow[], credentials: readonly CredentialRow[], allowPrivateUpstreams: boolean): ModelCatalog {
   const catalog: ModelCatalog & { prices: Map<string, ModelPrices> } = { models: [], problems: new Map(), prices: new Map() };
   const byId = new Map<string, ModelConfig>();
   const fallbackIds = new Map<ModelConfig, string[]>();
@@ -132,7 +134,7 @@ function hostedCatalog(rows: UsableModelRow[], keyring: Keyring, allowPrivateUps
       continue;
     }
     const single = storedModelConfig({ ...row, wrappedDataKey: row.wrappedDataKey ?? "" });
-    const keys = row.model.keysJson ? storedModelKeys(row, single, keyring, allowPrivateUpstreams, catalog.problems) : undefined;
+    const keys = row.model.keysJson ? storedModelKeys(row, single, credentials, allowPrivateUpstreams, catalog.problems) : undefined;
     const config = keys ? { ...single, keys } : single;
     byId.set(row.model.id, config);
     fallbackIds.set(config, parseJson<string[]>(row.model.fallbacksJson) ?? []);
@@ -165,12 +167,6 @@ function hostedCatalog(rows: UsableModelRow[], keyring: Keyring, allowPrivateUps
   return catalog;
 }
 
-/** The credentials a principal may use, for the keys behind its models. */
-interface Keyring {
-  credentials: readonly CredentialRow[];
-  userId: string;
-}
-
 /**
  * The keys behind a stored model (docs/providers.md#keys-behind-one-model): its own credential and
  * those its `keys_json` lists, each with its weight; one deleted, unusable or sealed to a key its
@@ -179,23 +175,23 @@ interface Keyring {
 function storedModelKeys(
   row: UsableModelRow,
   single: ModelConfig,
-  keyring: Keyring,
+  credentials: readonly CredentialRow[],
   allowPrivateUpstreams: boolean,
   problems: Map<string, string>,
 ): ModelKeys | undefined {
-  const listed = parseJson<{ credential_id: string; weight: number }[]>(row.model.keysJson) ?? [];
+  const listed = modelKeysOf(row.model);
   const weightOf = (id: string) => listed.find((k) => k.credential_id === id)?.weight ?? 1;
   const keys: ModelKey[] = [keyOf(row.credential, single, weightOf(row.credential.id))];
-  // The personal key the principal holds now, as its own credentials' rows carry it.
-  const held = row.credential.ownerUserId === keyring.userId ? row.ownerPersonalKeyId : null;
   const missing: string[] = [];
   for (const { credential_id, weight } of listed) {
     if (credential_id === row.credential.id) continue;
-    const credential = keyring.credentials.find((c) => c.id === credential_id && c.provider === row.credential.provider);
+    const credential = credentials.find((c) => c.id === credential_id && c.provider === row.credential.provider);
     const usable =
       credential &&
       !checkUpstreamUrl(credential.baseUrl, allowPrivateUpstreams) &&
-      !storedKeyProblem({ ...row, credential, ownerPersonalKeyId: held });
+      // A sealed personal key is checked per request instead (modelWithPersonalKey keeps it only for
+      // a request that opens it), so only the team's data key is asked of it here.
+      !storedKeyProblem({ ...row, credential, ownerPersonalKeyId: credential.personalKeyId });
     if (!usable) {
       missing.push(credential_id);
       continue;
@@ -213,7 +209,7 @@ function keyOf(credential: CredentialRow, config: ModelConfig, weight: number): 
   return {
     id: credential.id,
     weight,
-    version: String(credential.updatedAtMs),
+    version: storedKeyVersion(credential.updatedAtMs),
     baseUrl: config.baseUrl,
     apiKey: "",
     ...(config.headers && { headers: config.headers }),

@@ -11,6 +11,11 @@ export interface PoolKey {
   version: string;
 }
 
+/** A stored credential's key version: when it was last written (a rotation writes it). */
+export function storedKeyVersion(updatedAtMs: number): string {
+  return String(updatedAtMs);
+}
+
 /** A key's mark after its provider refused it, kept until the key is written again (a new version). */
 export interface BrokenMark {
   version: string;
@@ -30,19 +35,33 @@ interface KeyState {
 /** The backoff of a 429 without Retry-After: 1 s, doubling per 429 in a row, at most a minute. */
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
+/** A broken key is tried again this long after its provider refused it. */
+export const BROKEN_RETRY_MS = 10 * 60_000;
+/** How long a key on probation is left alone for its one call to report. */
+const PROBATION_MS = 2 * 60_000;
 /** A pool keeps state for this many models; the least recently used goes first. */
 const POOLS_MAX = 1_000;
 
 export class KeyPools {
   readonly #pools = new Map<string, Map<string, KeyState>>();
 
-  /** The next key of `pool` among `keys`, skipping broken ones and those cooling down. */
-  pick(pool: string, keys: readonly PoolKey[], nowMs: number, broken: (key: PoolKey) => boolean): KeyPick {
+  /**
+   * The next key of `pool` among `keys`, skipping those cooling down and broken ones, except that
+   * a key broken `BROKEN_RETRY_MS` ago is tried once more (on probation) before any other: its
+   * provider may have taken it back, and only a call can tell.
+   */
+  pick(pool: string, keys: readonly PoolKey[], nowMs: number, brokenAt: (key: PoolKey) => number | undefined): KeyPick {
     const states = this.#states(pool);
     let soonest = Number.POSITIVE_INFINITY;
     const usable: { key: PoolKey; state: KeyState }[] = [];
     for (const key of keys) {
-      if (broken(key)) continue;
+      const atMs = brokenAt(key);
+      if (atMs !== undefined && nowMs - atMs >= BROKEN_RETRY_MS && stateOf(states, key.id).cooledUntilMs <= nowMs) {
+        // One probation call at a time: the key waits as if cooled until it reports.
+        stateOf(states, key.id).cooledUntilMs = nowMs + PROBATION_MS;
+        return { kind: "key", id: key.id, probation: true };
+      }
+      if (atMs !== undefined) continue;
       const state = stateOf(states, key.id);
       if (state.cooledUntilMs > nowMs) soonest = Math.min(soonest, state.cooledUntilMs);
       else usable.push({ key, state });
@@ -67,6 +86,12 @@ export class KeyPools {
     state.streak = recent ? state.streak + 1 : 1;
     const waitMs = outcome.retryAfterMs ?? backoffMs(state.streak);
     state.cooledUntilMs = Math.max(state.cooledUntilMs, nowMs + waitMs);
+  }
+
+  /** A key's probation is over (it answered, or was refused and marked again): no longer held back for it. */
+  release(pool: string, keyId: string): void {
+    const state = this.#pools.get(pool)?.get(keyId);
+    if (state) state.cooledUntilMs = 0;
   }
 
   #states(pool: string): Map<string, KeyState> {

@@ -6,6 +6,7 @@ import { errorKind } from "../../core/log-safe.ts";
 import type { KeyOutcome, KeyPick, KeyRouting } from "../../provider/model-keys.ts";
 import type { ModelConfig, ModelKey } from "../../provider/types.ts";
 import type { ReportedKey } from "./key-pool-host.ts";
+import { storedKeyVersion } from "./key-pool.ts";
 
 type KeysEnv = Pick<Env, "KEY_POOL">;
 
@@ -26,8 +27,9 @@ export function keyRoutingFor(env: KeysEnv, teamId: () => string, waitUntil: (pr
     report(model, outcome) {
       const key = reportedKey(model, outcome);
       if (!key) return Promise.resolve();
-      const reported = pool()
-        .report(teamId(), model.keys?.pool ?? "", key, outcome)
+      // Never throws, even when the binding does: a report must not replace the provider's error.
+      const reported = Promise.resolve()
+        .then(() => pool().report(teamId(), model.keys?.pool ?? "", key, outcome))
         .catch((err: unknown) => console.error("byok-edge: a key's 429 or refusal could not reach the key pool:", errorKind(err)));
       waitUntil(reported);
       return reported;
@@ -44,7 +46,7 @@ function reportedKey(model: ModelConfig, outcome: KeyOutcome): ReportedKey | und
   const key = model.keys?.keys.find((k) => k.id === model.keyId);
   if (key) return { id: key.id, weight: key.weight, version: key.version, stored: key.storedKey !== undefined };
   if (outcome.kind === "refused" && stored) {
-    return { id: stored.credentialId, weight: 1, version: String(stored.credentialUpdatedAtMs), stored: true };
+    return { id: stored.credentialId, weight: 1, version: storedKeyVersion(stored.credentialUpdatedAtMs), stored: true };
   }
   return undefined;
 }

@@ -2,7 +2,7 @@
 // user may use (own + team's), replace the key, delete softly. The key column
 // holds ciphertext only (src/hosting/keys/credential-key.ts). Each change carries its audit
 // entries into its batch (docs/hosting.md#audit-log).
-import { and, asc, eq, getTableColumns, isNull, or, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, isNotNull, isNull, or, sql } from "drizzle-orm";
 import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
 import { STALE_DATA_KEY, stillSealedUnder } from "./data-key-rows.ts";
 import type { D1Db } from "./db.ts";
@@ -113,6 +113,19 @@ export async function deleteCredential(db: D1Db, id: string, nowMs: number, audi
       .update(models)
       .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
       .where(and(eq(models.credentialId, id), isNull(models.deletedAtMs))),
+    // Other models listing it among their keys stop listing it (so their next edit is not refused for it).
+    db
+      .update(models)
+      .set({
+        keysJson: sql`(SELECT CASE WHEN count(*) = 0 THEN NULL ELSE json_group_array(json(value)) END
+          FROM json_each(${models.keysJson}) WHERE json_extract(value, '$.credential_id') <> ${id})`,
+      })
+      .where(
+        and(
+          isNotNull(models.keysJson),
+          sql`EXISTS (SELECT 1 FROM json_each(${models.keysJson}) WHERE json_extract(value, '$.credential_id') = ${id})`,
+        ),
+      ),
   ]);
 }
 
@@ -136,5 +149,14 @@ export async function markCredentialBroken(
         isNull(credentials.deletedAtMs),
       ),
     )
+    .run();
+}
+
+/** A broken credential answered again (docs/providers.md#keys-behind-one-model): its mark goes, if it is still the version that answered. */
+export async function clearCredentialBroken(db: D1Db, mark: { teamId: string; id: string; updatedAtMs: number }): Promise<void> {
+  await db
+    .update(credentials)
+    .set({ brokenAtMs: null, brokenReason: null })
+    .where(and(eq(credentials.id, mark.id), eq(credentials.teamId, mark.teamId), eq(credentials.updatedAtMs, mark.updatedAtMs)))
     .run();
 }

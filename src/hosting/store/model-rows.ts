@@ -135,6 +135,11 @@ export async function modelsVisibleTo(db: D1Db, who: { userId: string; teamId: s
   return rows.map((r) => r.model);
 }
 
+/** The keys a model lists besides its own credential (docs/providers.md#keys-behind-one-model), as its API shows them. */
+export function modelKeysOf(row: Pick<ModelRow, "keysJson">): { credential_id: string; weight: number }[] {
+  return row.keysJson ? (JSON.parse(row.keysJson) as { credential_id: string; weight: number }[]) : [];
+}
+
 /** What one model needs for a provider call: its row, its credential and its team's wrapped data key (two during a rotation). */
 export interface UsableModelRow {
   model: ModelRow;

@@ -1,7 +1,7 @@
 // The Models page's form as data (dashboard/src/pages/model-draft.ts): what a new,
 // edited or duplicated model's fields start as, and the body they send.
 import { describe, expect, it } from "vitest";
-import { bodyOf, draftOf, withCatalogueFill } from "../../../dashboard/src/pages/model-draft.ts";
+import { bodyOf, draftOf, withCatalogueFill, withShownKeys } from "../../../dashboard/src/pages/model-draft.ts";
 import type { Credential, Model } from "../../../dashboard/src/types.ts";
 
 const credential: Credential = {
@@ -86,6 +86,14 @@ describe("the model form's draft", () => {
     expect(sent(bodyOf({ ...draft, own_weight: "1" }, true)).keys).toEqual([{ credential_id: "cred-2", weight: 2 }]);
     expect(sent(bodyOf({ ...draft, keys: [] }, true)).keys).toBeNull();
     expect(sent(bodyOf({ ...draft, keys: [] }, false))).not.toHaveProperty("keys");
+  });
+
+  it("sends only the keys the form shows: one deleted since or of another provider kind is dropped", () => {
+    const second = { ...credential, id: "cred-2" };
+    const other = { ...credential, id: "cred-3", provider: "anthropic" as const };
+    const stored = { ...teamModel, keys: [2, 3, 4].map((n) => ({ credential_id: `cred-${n}`, weight: 1 })) };
+    const draft = draftOf({ kind: "edit", model: stored }, [credential, second, other], true);
+    expect(withShownKeys(draft, [credential, second, other]).keys).toEqual([{ credential_id: "cred-2", weight: "1" }]);
   });
 
   it("a member who duplicates a team model gets a personal copy, the one scope they may add", () => {

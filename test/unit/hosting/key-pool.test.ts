@@ -1,16 +1,16 @@
 // The rules of a pool of keys behind one model (docs/providers.md#keys-behind-one-model):
 // smooth weighted round robin, cool-downs after a 429, and broken keys skipped.
 import { describe, expect, it } from "vitest";
-import { KeyPools, type PoolKey } from "../../../src/hosting/keys/key-pool.ts";
+import { BROKEN_RETRY_MS, KeyPools, type PoolKey } from "../../../src/hosting/keys/key-pool.ts";
 
 const KEYS: PoolKey[] = [
   { id: "a", weight: 1, version: "1" },
   { id: "b", weight: 2, version: "1" },
   { id: "c", weight: 3, version: "1" },
 ];
-const none = () => false;
+const none = () => undefined;
 
-function picks(pools: KeyPools, count: number, nowMs = 0, broken: (key: PoolKey) => boolean = none): string[] {
+function picks(pools: KeyPools, count: number, nowMs = 0, broken: (key: PoolKey) => number | undefined = none): string[] {
   return Array.from({ length: count }, () => {
     const pick = pools.pick("pool", KEYS, nowMs, broken);
     return pick.kind === "key" ? pick.id : pick.kind;
@@ -54,17 +54,27 @@ describe("key pools", () => {
     expect(cooling(600_000)).toEqual({ kind: "cooling", retryAfterMs: 1_000 });
   });
 
-  it("never gives out a broken key, and says so when every key is broken", () => {
+  it("gives out no key broken recently, and says so when every key is", () => {
     const pools = new KeyPools();
-    expect(picks(pools, 10, 0, (k) => k.id === "c")).not.toContain("c");
-    expect(pools.pick("pool", KEYS, 0, () => true)).toEqual({ kind: "broken" });
+    expect(picks(pools, 10, 1_000, (k) => (k.id === "c" ? 0 : undefined))).not.toContain("c");
+    expect(pools.pick("pool", KEYS, 1_000, () => 0)).toEqual({ kind: "broken" });
+  });
+
+  it("tries a key broken long enough ago once more, on probation, and holds it back while that call runs", () => {
+    const pools = new KeyPools();
+    const brokenAt = (k: PoolKey) => (k.id === "c" ? 0 : undefined);
+    expect(pools.pick("pool", KEYS, BROKEN_RETRY_MS, brokenAt)).toEqual({ kind: "key", id: "c", probation: true });
+    expect(picks(pools, 6, BROKEN_RETRY_MS + 1, brokenAt)).not.toContain("c");
+    // The call answered: the mark is gone, and the key is back in the spread.
+    pools.release("pool", "c");
+    expect(picks(pools, 6, BROKEN_RETRY_MS + 2)).toContain("c");
   });
 
   it("says when the first cooled key is free again when every usable one is cooling", () => {
     const pools = new KeyPools();
     pools.cool("pool", "a", { kind: "rate_limited", retryAfterMs: 5_000 }, 0);
     pools.cool("pool", "b", { kind: "rate_limited", retryAfterMs: 2_000 }, 0);
-    expect(pools.pick("pool", KEYS, 500, (k) => k.id === "c")).toEqual({ kind: "cooling", retryAfterMs: 1_500 });
+    expect(pools.pick("pool", KEYS, 500, (k) => (k.id === "c" ? 0 : undefined))).toEqual({ kind: "cooling", retryAfterMs: 1_500 });
   });
 
   it("keeps each pool's spread and cool-downs apart", () => {

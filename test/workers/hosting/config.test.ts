@@ -95,8 +95,8 @@ describe("BYOK_MODELS", () => {
     expect(spread.keys?.pool).toBe("byok:spread");
     expect(spread.keys?.keys.map((k) => [k.id, k.weight, k.baseUrl, k.apiKey])).toEqual([
       ["spread#0", 3, "https://api.example.com/v1", "sk-own-key-0001"],
-      ["spread#1", 2, "https://api.example.com/v1", "sk-second-0002"],
-      ["spread#2", 1, "https://eu.example.com/v1", "sk-third-0003"],
+      ["spread#2", 2, "https://api.example.com/v1", "sk-second-0002"],
+      ["spread#3", 1, "https://eu.example.com/v1", "sk-third-0003"],
     ]);
     // A version changes with the key, and says nothing of it.
     const versions = spread.keys!.keys.map((k) => k.version);

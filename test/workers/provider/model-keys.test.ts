@@ -3,6 +3,7 @@
 // has passed, a key its provider refused marked broken (and shown so) until it is rotated.
 // Each credential sends `x-fake-scenario`, so the fake provider serves every key from its own script.
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { BROKEN_RETRY_MS } from "../../../src/hosting/keys/key-pool.ts";
 import { setLimitsClock } from "../../../src/hosting/limits/clock.ts";
 import { api, expectStatus, type Member, teamWithPeople } from "../../support/admin-client.ts";
 import { startTurn } from "../../support/cursor-client.ts";
@@ -155,6 +156,29 @@ describe("keys behind one model", () => {
     expect(texts).toContain("rotated key");
   });
 
+  it("tries a broken key again ten minutes later, and clears its mark once it answers", async () => {
+    let now = Date.UTC(2031, 7, 1, 9, 0, 0);
+    setLimitsClock(() => now);
+    const { admin, member } = await teamWithPeople();
+    const good = await keyServing(admin, answers(10, "good key"));
+    const flaky = await keyServing(admin, [httpError(401, "invalid api key"), ...answers(3, "mended")]);
+    const model = await storeModel(admin.token, {
+      credential_id: good.credentialId,
+      scope: "team",
+      keys: [{ credential_id: flaky.credentialId }],
+    });
+    for (let i = 0; i < 2; i++) expect((await turnOn(member, model.name)).text).toBe("good key");
+    expect((await credentialStatus(admin, flaky.credentialId)).status).toBe("broken");
+    now += 9 * 60_000;
+    expect((await turnOn(member, model.name)).text).toBe("good key");
+    now += BROKEN_RETRY_MS;
+    expect((await turnOn(member, model.name)).text).toBe("mended");
+    await vi.waitFor(async () => expect((await credentialStatus(admin, flaky.credentialId)).status).toBe("ok"), { timeout: 5_000 });
+    const texts = [];
+    for (let i = 0; i < 2; i++) texts.push((await turnOn(member, model.name)).text);
+    expect(texts.sort()).toEqual(["good key", "mended"]);
+  });
+
   it("ends the turn with a clear error once every key of the model was refused", async () => {
     const { admin, member } = await teamWithPeople();
     const first = await keyServing(admin, [httpError(401, "invalid api key")]);
@@ -226,5 +250,25 @@ describe("keys of a stored model, through the admin API", () => {
       200,
     );
     expect(cleared.keys).toEqual([]);
+  });
+
+  it("takes a deleted credential out of the keys of every model that lists it", async () => {
+    const { admin } = await teamWithPeople();
+    const own = await storeCredential(admin.token, "team", `sk-a-${crypto.randomUUID()}`);
+    const [gone, kept] = [
+      await storeCredential(admin.token, "team", `sk-b-${crypto.randomUUID()}`),
+      await storeCredential(admin.token, "team", `sk-c-${crypto.randomUUID()}`),
+    ];
+    const model = await storeModel(admin.token, {
+      credential_id: own.id,
+      scope: "team",
+      keys: [{ credential_id: gone.id }, { credential_id: kept.id, weight: 2 }],
+    });
+    expectStatus(await api("DELETE", `/api/v1/credentials/${gone.id}`, { token: admin.token }), 204);
+    const { models } = expectStatus(
+      await api<{ models: { id: string; keys: unknown[] }[] }>("GET", "/api/v1/models", { token: admin.token }),
+      200,
+    );
+    expect(models.find((m) => m.id === model.id)?.keys).toEqual([{ credential_id: kept.id, weight: 2 }]);
   });
 });

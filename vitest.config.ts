@@ -84,6 +84,7 @@ export default defineConfig(async () => {
               TEST_MIGRATIONS: d1Migrations,
               FAKE_PROVIDER_URL: base,
               FAKE_SEARCH_URL: searchBase,
+              OTLP_RECEIVER_URL: `http://127.0.0.1:${inject("otlpReceiverPort")}`,
               BYOK_TOKEN: TEST_TOKEN,
               ADMIN_TOKEN: TEST_ADMIN_TOKEN,
               KEY_ENCRYPTION_KEY: TEST_KEKS.current,

@@ -6,5 +6,6 @@ declare namespace Cloudflare {
     SMALL_TOKEN_CALLS: RateLimit;
     FAKE_PROVIDER_URL: string;
     FAKE_SEARCH_URL: string;
+    OTLP_RECEIVER_URL: string;
   }
 }

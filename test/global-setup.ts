@@ -9,6 +9,7 @@ import { startFakeProviderServer } from "./support/fake-provider-server.ts";
 import { startFakeSearchServer } from "./support/fake-search-server.ts";
 import { startIdpStandIn } from "./support/idp-stand-in.ts";
 import { startOidcIdp } from "./support/oidc-idp.ts";
+import { startOtlpReceiver } from "./support/otlp-receiver-server.ts";
 
 /** The origin of the worker's requests in tests (test/support/cursor-client.ts BASE): the IdP redirects back to it. */
 const TEST_ORIGIN = "http://byok.test";
@@ -17,6 +18,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     fakeProviderPort: number;
     fakeSearchPort: number;
+    otlpReceiverPort: number;
     /** The real OIDC provider (oidc-provider) and the hand-made one, with Access's certs and signing key (JSON JWK). */
     oidcIssuer: string;
     standInIssuer: string;
@@ -32,6 +34,8 @@ export default async function setup(project: TestProject) {
   const search = await startFakeSearchServer();
   const idp = await startOidcIdp([`${TEST_ORIGIN}/auth/oidc/callback`]);
   const standIn = await startIdpStandIn();
+  const otlp = await startOtlpReceiver();
+  project.provide("otlpReceiverPort", otlp.port);
   project.provide("oidcIssuer", idp.issuer);
   project.provide("standInIssuer", standIn.issuer);
   project.provide("accessCertsUrl", standIn.accessCertsUrl);
@@ -40,7 +44,7 @@ export default async function setup(project: TestProject) {
   project.provide("fakeSearchPort", search.port);
   project.provide("referenceDescriptorSet", buildReferenceDescriptors());
   return async () => {
-    await Promise.all([server.close(), search.close(), idp.close(), standIn.close()]);
+    await Promise.all([server.close(), search.close(), idp.close(), standIn.close(), otlp.close()]);
   };
 }
 

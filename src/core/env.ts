@@ -35,6 +35,11 @@ interface Secrets {
   OIDC_CLIENT_ID?: string;
   OIDC_CLIENT_SECRET?: string;
   OIDC_PROVIDER_NAME?: string;
+  /** The deployment's OTLP collector (docs/telemetry.md): its base URL (traces go to <endpoint>/v1/traces), and its headers as `key=value,…`. */
+  OTLP_ENDPOINT?: string;
+  OTLP_HEADERS?: string;
+  /** A bearer token that may read GET /metrics besides the operator's (docs/telemetry.md#metrics). */
+  METRICS_TOKEN?: string;
   /** A cell host's `/cell` URL: cells run there, where a runaway one can be stopped (docs/code-mode.md#cell-host). */
   CODE_MODE_CELL_HOST?: string;
 }

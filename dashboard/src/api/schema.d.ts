@@ -193,7 +193,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Rename a team, change its budget, code-mode CPU per cell, or sign-on settings: email domains, default role, token lifetime (operator, the team's admins) */
+    /** Rename a team, change its budget, code-mode CPU per cell, sign-on settings (email domains, default role, token lifetime) or its OTLP collector (operator, the team's admins) */
     patch: {
       parameters: {
         query?: never;
@@ -1960,6 +1960,7 @@ export interface paths {
             | "team.budget"
             | "team.cell_cpu"
             | "team.sso"
+            | "team.telemetry"
             | "user.add"
             | "user.role"
             | "user.limits"
@@ -2176,6 +2177,11 @@ export interface components {
        */
       sso_default_role: "admin" | "member";
       max_token_days: number | null;
+      /** @description The team's OTLP collector: its endpoint and the names of its headers; null: none */
+      otlp: {
+        endpoint: string;
+        header_names: string[];
+      } | null;
       /**
        * Format: date-time
        * @example 2026-05-01T12:00:00.000Z
@@ -2232,6 +2238,23 @@ export interface components {
        * @example 90
        */
       max_token_days?: number | null;
+      /** @description The team's own OTLP collector for its runs' traces (docs/telemetry.md); null: none */
+      otlp?: {
+        /**
+         * @description The collector's base URL; traces go to <endpoint>/v1/traces (OTLP/HTTP, protobuf)
+         * @example https://api.honeycomb.io
+         */
+        endpoint: string;
+        /**
+         * @description Headers of every export (an API key, a dataset); their values are stored encrypted and never shown again
+         * @example {
+         *       "x-honeycomb-team": "…"
+         *     }
+         */
+        headers?: {
+          [key: string]: string;
+        };
+      } | null;
     };
     User: {
       id: string;
@@ -2771,7 +2794,7 @@ export interface components {
       provider: string;
       /** @description The model's name as Cursor shows it */
       model: string;
-      /** @description The credential the attempt used (a BYOK_MODELS key: its label, `<model>#<i>`); null: a BYOK_MODELS model's one key */
+      /** @description The credential the attempt used (a BYOK_MODELS key: its label, `<model>#0` its own, `<model>#<i + 1>` for keys[i]); null: a BYOK_MODELS model's one key */
       credential_id: string | null;
       /** @example completed */
       status: string;

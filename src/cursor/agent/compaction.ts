@@ -6,6 +6,7 @@
 // messages are dropped instead (docs/protocol.md#compaction). The replaced
 // messages stay stored (off the live branch) and in the checkpoint's summary archive.
 import type { KeyRouting } from "../../provider/model-keys.ts";
+import type { SpanScope } from "../../telemetry/run-trace.ts";
 import compactionPrompt from "../../../prompt/compaction.md";
 import type { AgentServerMessage } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../../proto/frames.ts";
@@ -31,6 +32,7 @@ export interface CompactionDeps {
   /** Another model's provider: the summary's own model (its role) and the fallbacks (docs/providers.md#roles). */
   providerFor?: (model: ModelConfig) => Provider;
   keys?: KeyRouting;
+  trace?: SpanScope;
   emit: (message: AgentServerMessage) => void;
 }
 

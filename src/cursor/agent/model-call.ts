@@ -21,6 +21,8 @@ import { isContextOverflow, ProviderError, withoutPromptQuotes } from "../../pro
 import { withVisionHint } from "../../provider/images.ts";
 import { isRetryable, planRetry, RETRY_BUDGET_MS, sleepUnlessAborted } from "../../provider/retry.ts";
 import { type KeyRouting, keyIdOf, keyOutcomeOf, withKey } from "../../provider/model-keys.ts";
+import { SpanKind, type SpanScope } from "../../telemetry/run-trace.ts";
+import { answeredAttributes, chatAttributes, chatSpanName, errorTypeOf, usageAttributes } from "./run-spans.ts";
 import { ANSWER_MAX_BYTES, utf8Length } from "./message-limits.ts";
 
 export interface ModelCallInput {
@@ -56,6 +58,8 @@ export interface ModelCallDeps {
   providerFor?: (model: ModelConfig) => Provider;
   /** The team's key pools, for models with several keys; absent: each model's own key only. */
   keys?: KeyRouting;
+  /** Where each attempt's chat span goes, when the run is traced (docs/telemetry.md#traces). */
+  trace?: SpanScope;
   emit: (message: AgentServerMessage) => void;
 }
 
@@ -211,6 +215,9 @@ async function attemptCall(
     toolCount: input.tools.length,
   });
 
+  const span = deps.trace?.child(chatSpanName(input.model), chatAttributes(input.model, input.conversationId, attempt), {
+    kind: SpanKind.CLIENT,
+  });
   const started = Date.now();
   const timings: CallTimings = {};
   const forward = input.forward !== false;
@@ -237,6 +244,8 @@ async function attemptCall(
       ...counted(timings),
       ...stream.timings(timings),
     });
+    span?.set({ ...usageAttributes(result.usage), ...answeredAttributes(input.model, result.finish) });
+    span?.end();
     return result;
   } catch (err) {
     if (forward) emitted.text = stream.text;
@@ -247,6 +256,9 @@ async function attemptCall(
       ...counted(timings),
       ...stream.timings(timings),
     });
+    if (timings.counted) span?.set(usageAttributes(timings.counted.usage));
+    span?.fail(errorTypeOf(err, input.signal.aborted));
+    span?.end();
     throw err;
   }
 }

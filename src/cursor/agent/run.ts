@@ -2,6 +2,7 @@
 // message), then model call → tool round → model call … until the model answers
 // without tools; checkpoints between, turn_ended and the checkpoint tail last.
 import type { KeyRouting } from "../../provider/model-keys.ts";
+import type { SpanScope } from "../../telemetry/run-trace.ts";
 import type { AgentServerMessage, RequestContext, SelectedImage } from "../../proto/gen/agent/v1/agent_pb.ts";
 import { updates } from "../../proto/frames.ts";
 import { AppError } from "../../core/errors.ts";
@@ -93,6 +94,8 @@ export interface RunDeps {
   providerFor?: (model: ModelConfig) => Provider;
   /** The team's key pools, for models with several keys (docs/providers.md#keys-behind-one-model). */
   keys?: KeyRouting;
+  /** The run's span, when it is traced (docs/telemetry.md#traces): provider and tool calls go under it. */
+  trace?: SpanScope;
   channel: RequestChannel;
   emit: (message: AgentServerMessage) => void;
   /** The conversation's code mode, for models configured with `code_mode` (docs/code-mode.md#cursor-runs). */

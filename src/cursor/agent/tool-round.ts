@@ -14,11 +14,15 @@ import type { RequestChannel } from "./request-channel.ts";
 import type { Tool, ToolResult, ToolSessionState } from "../tools/tool-types.ts";
 import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
 import { getClientBlob } from "./client-blob.ts";
+import { type SpanScope, toolSpanId } from "../../telemetry/run-trace.ts";
+import { errorTypeOf, toolAttributes, toolSpanName } from "./run-spans.ts";
 
 export interface RoundDeps {
   store: ConversationStore;
   channel: RequestChannel;
   emit: (message: AgentServerMessage) => void;
+  /** Where each call's execute_tool span goes, when the run is traced (docs/telemetry.md#traces). */
+  trace?: SpanScope;
 }
 
 export interface RoundInput {
@@ -61,7 +65,24 @@ export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<
   }
 }
 
+/** One call, in its execute_tool span: its id is fixed by the request and call, so a subagent the call starts hangs under it. */
 async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart): Promise<void> {
+  const span = deps.trace?.child(toolSpanName(call.name), toolAttributes(call.name, call.id, input.conversationId), {
+    spanId: toolSpanId(input.requestId, call.id),
+  });
+  try {
+    const failed = await runCall(deps, input, call);
+    if (failed) span?.fail("tool_error");
+  } catch (err) {
+    span?.fail(errorTypeOf(err, input.signal.aborted));
+    throw err;
+  } finally {
+    span?.end();
+  }
+}
+
+/** Runs and records one call; true when its result is an error the model sees. */
+async function runCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart): Promise<boolean> {
   const tool = input.tools.find((t) => t.name === call.name);
   const startedAtMs = BigInt(Date.now());
   let result: ToolResult | { content: string; isError: true; card: undefined; images?: undefined };
@@ -120,6 +141,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
     // Without tool_call_completed the client's card spins forever.
     deps.emit(updates.toolCallCompleted(call.id, input.modelCallId, card));
   }
+  return result.isError === true;
 }
 
 /** Stored cards stay far below the 2 MB row limit; an edit of a big file keeps its args, not both file copies. */

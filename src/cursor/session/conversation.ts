@@ -13,6 +13,9 @@ import { modelCatalogFor } from "../../hosting/config/principal-models.ts";
 import { keyOpeningProvider, withPersonalKey } from "../../hosting/keys/stored-key.ts";
 import { keyRoutingFor } from "../../hosting/keys/key-routing.ts";
 import { LOCAL_TEAM_ID } from "../../hosting/store/local-account.ts";
+import { telemetryTargetsFor } from "../../hosting/config/telemetry-targets.ts";
+import type { OtlpTarget } from "../../telemetry/otlp-export.ts";
+import { finishRunTrace, startRunTrace } from "./run-telemetry.ts";
 import { type PersonalKey, personalKeyOf } from "../../hosting/keys/personal-key.ts";
 import { limitsFor, type PrincipalLimits } from "../../hosting/limits/principal-limits.ts";
 import { type RunRecord, recordRunUsage } from "../../hosting/store/usage-rows.ts";
@@ -52,6 +55,8 @@ export class Conversation {
   #limits: PrincipalLimits | undefined;
   /** The principal's models as of its latest append (hosted users': read from D1, cached per isolate for < 5 s). */
   #catalog: ModelCatalog = { models: [], problems: new Map() };
+  /** Where its runs' traces go, as of its latest append (docs/telemetry.md#export): read with the models. */
+  #targets: OtlpTarget[] = [];
   /** Code mode of this conversation, made on its first code-mode run (docs/code-mode.md#cursor-runs). */
   #codeMode: ConversationCodeMode | undefined;
   /** The appends still being prepared, in their order of arrival. */
@@ -86,12 +91,14 @@ export class Conversation {
         () => this.#teamId ?? LOCAL_TEAM_ID,
         (promise) => host.waitUntil(promise),
       ),
+      startTrace: (runId, plan) => startRunTrace(runId, plan, this.#targets),
       admitRun: async (runId, replaces) => this.#limits?.admit(runId, replaces),
       onRunStarted: () => this.#armRecovery(),
       codeMode: (conversationId) => this.#codeModeOf(conversationId),
       onRunFinished: (summary) => {
         if (this.#limits) host.waitUntil(this.#limits.release(summary.runId));
         host.waitUntil(this.#recordUsage(summary));
+        if (summary.trace) host.waitUntil(finishRunTrace(summary, this.#targets));
       },
     });
   }
@@ -120,11 +127,16 @@ export class Conversation {
     // the append, so planRun reads them synchronously; the queue keeps appends in their order of
     // arrival while one of them imports a key.
     const key = personalKeyFrom(input);
-    const ready = Promise.all([modelCatalogFor(this.#env, { id: input.principal, teamId: this.#teamId }), key]);
+    const ready = Promise.all([
+      modelCatalogFor(this.#env, { id: input.principal, teamId: this.#teamId }),
+      key,
+      telemetryTargetsFor(this.#env, this.#teamId),
+    ]);
     ready.catch(() => undefined); // handled where it is awaited, in its turn
     const appended = this.#appends.then(async () => {
-      const [catalog, personalKey] = await ready;
+      const [catalog, personalKey, targets] = await ready;
       this.#catalog = withPersonalKey(catalog, personalKey);
+      this.#targets = targets;
       return this.#session.append(input);
     });
     this.#appends = appended.then(

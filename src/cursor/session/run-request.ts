@@ -20,6 +20,8 @@ export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued" |
   principal: string;
   /** The principal's team (hosted users), kept on the run so that a restart can still record its usage. */
   teamId: string | null;
+  /** A subagent's: the parent's request and Task call, where its trace hangs (docs/telemetry.md#traces). */
+  parent?: { requestId: string; toolCallId: string };
 };
 
 export interface RunRequestContext {
@@ -29,6 +31,8 @@ export interface RunRequestContext {
   conversationId: string;
   /** A subagent's request (it carries both x-parent-* headers). */
   isSubagent: boolean;
+  /** For a subagent's request: the parent's request and the Task call that started it. */
+  parent?: { requestId: string; toolCallId: string };
 }
 
 export function planRun(
@@ -51,6 +55,7 @@ export function planRun(
       teamId: context.teamId,
       requestId: context.requestId,
       conversationId: context.conversationId,
+      ...(context.parent && { parent: context.parent }),
       model: model.model,
       action: action.action,
       tools: offeredTools(subagent ? SUBAGENT_TOOLS : AGENT_TOOLS, { webSearch: search !== undefined }),

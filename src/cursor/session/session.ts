@@ -2,6 +2,7 @@
 // Each request's state changes only in request-lifecycle.ts; this file feeds it
 // events and carries out the effects it returns (streams, runs, timers).
 import type { KeyRouting } from "../../provider/model-keys.ts";
+import type { RunTrace } from "../../telemetry/run-trace.ts";
 import type { AgentClientMessage, AgentRunRequest, AgentServerMessage, ConversationAction } from "../../proto/gen/agent/v1/agent_pb.ts";
 import type { Injection } from "../agent/run-control.ts";
 import { runAgent } from "../agent/run.ts";
@@ -56,6 +57,8 @@ export interface SessionDeps {
   provider: (model: ModelConfig) => Provider;
   /** The team's key pools, for models with several keys (docs/providers.md#keys-behind-one-model). */
   keys?: KeyRouting;
+  /** A run's trace when its spans have somewhere to go (docs/telemetry.md#traces); undefined: none is recorded. */
+  startTrace?: (runId: string, plan: RunPlan) => RunTrace | undefined;
   /** Admits a run before it starts (limits, docs/hosting.md#limits); a refusal ends the run with its error. */
   admitRun?: (runId: string, replaces: string | undefined) => Promise<void>;
   /** Called when a run has been recorded `running` (the object arms its recovery alarm). */
@@ -72,9 +75,12 @@ export interface SessionDeps {
 
 export interface RunSummary {
   runId: string;
+  requestId: string;
   conversationId: string;
   model: string;
   outcome: RunOutcome;
+  /** Its trace, still open at its run span, for the conversation to finish and export. */
+  trace?: RunTrace;
 }
 
 export interface AppendInput {
@@ -312,6 +318,7 @@ export class ConversationSession {
       requestId: input.requestId,
       conversationId: input.conversationId,
       isSubagent: input.parent !== undefined,
+      ...(input.parent && { parent: input.parent }),
     };
     return planRun(request, context, this.deps.catalog(), this.deps.store, this.deps.search());
   }
@@ -334,7 +341,9 @@ export class ConversationSession {
     this.#active.activate(run);
     this.deps.onRunStarted?.(runId);
     this.#ensureHeartbeat();
+    const trace = this.deps.startTrace?.(runId, plan);
     const deps = {
+      ...(trace && { trace: trace.root }),
       store: this.deps.store,
       provider: this.deps.provider(plan.model),
       providerFor: this.deps.provider,
@@ -360,7 +369,7 @@ export class ConversationSession {
         (err: unknown) => this.#refused(deps, run, plan, err, input.queued),
       )
       .catch((err: unknown) => this.#crashed(deps, run, plan, err))
-      .then((outcome) => this.#finished(slot, runId, plan, outcome));
+      .then((outcome) => this.#finished(slot, runId, plan, outcome, trace));
     this.#runs.add(done);
     void done.finally(() => this.#runs.delete(done));
   }
@@ -383,13 +392,20 @@ export class ConversationSession {
     }
   }
 
-  #finished(slot: RequestSlot, runId: string, plan: RunPlan, outcome: RunOutcome): void {
+  #finished(slot: RequestSlot, runId: string, plan: RunPlan, outcome: RunOutcome, trace: RunTrace | undefined): void {
     const error = outcome.status === "completed" ? undefined : outcome.status === "cancelled" ? RUN_CANCELLED() : outcome.error;
     this.#dispatch(slot, { kind: "run-finished", runId, error, continuable: this.deps.continuationWindowMs > 0 });
     this.#active.release(runId);
     // An idle object keeps no copy of its history (docs/architecture.md#history-in-memory).
     this.deps.store.releaseHistory(plan.conversationId);
-    this.deps.onRunFinished({ runId, conversationId: plan.conversationId, model: plan.model.name, outcome });
+    this.deps.onRunFinished({
+      runId,
+      requestId: plan.requestId,
+      conversationId: plan.conversationId,
+      model: plan.model.name,
+      outcome,
+      ...(trace && { trace }),
+    });
   }
 
   #deliver(runId: string, message: AgentClientMessage): void {

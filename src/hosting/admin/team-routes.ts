@@ -12,6 +12,8 @@ import { allTeams, createTeam, type TeamPatch, type TeamRow, teamById, updateTea
 import { requireOperator, teamReach, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
+import { forgetTelemetryTargets } from "../config/telemetry-targets.ts";
+import { OtlpSetting, OtlpShown, otlpJson, otlpPatch } from "./team-otlp.ts";
 import { BEARER, displayName, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 const Name = displayName("Platform");
@@ -57,6 +59,7 @@ const TeamSchema = z
     sso_domains: z.array(z.string()),
     sso_default_role: SsoDefaultRole,
     max_token_days: z.int().nullable(),
+    otlp: OtlpShown,
     created_at: Timestamp,
   })
   .openapi("Team");
@@ -72,6 +75,7 @@ const PatchTeam = z
     sso_domains: SsoDomains.optional(),
     sso_default_role: SsoDefaultRole.optional(),
     max_token_days: MaxTokenDays.optional(),
+    otlp: OtlpSetting.optional(),
   })
   .openapi("PatchTeam");
 
@@ -135,7 +139,7 @@ teamRoutes.openapi(
     method: "patch",
     path: "/teams/{team_id}",
     summary:
-      "Rename a team, change its budget, code-mode CPU per cell, or sign-on settings: email domains, default role, token lifetime (operator, the team's admins)",
+      "Rename a team, change its budget, code-mode CPU per cell, sign-on settings (email domains, default role, token lifetime) or its OTLP collector (operator, the team's admins)",
     security: BEARER,
     middleware: [recordsDenial(teamActions, { kind: "team", param: "team_id" })],
     request: { params: idParam("team_id"), body: jsonBody(PatchTeam) },
@@ -157,6 +161,7 @@ teamRoutes.openapi(
       ...(body.code_mode_cpu_ms !== undefined && { codeModeCpuMs: body.code_mode_cpu_ms }),
       ...(body.sso_default_role !== undefined && { ssoDefaultRole: body.sso_default_role }),
       ...(body.max_token_days !== undefined && { maxTokenDays: body.max_token_days }),
+      ...(body.otlp !== undefined && (await otlpPatch(c.env, db, team.id, body.otlp))),
     };
     const domains = body.sso_domains === undefined ? undefined : [...new Set(body.sso_domains)].sort();
     await refuseTakenDomain(db, team.id, domains);
@@ -172,6 +177,7 @@ teamRoutes.openapi(
     const audit = first ? auditEntries(c, now, [first, ...rest]) : [];
     const updated = await updateTeam(db, team.id, patch, now, audit, domains ? replaceDomains(db, team.id, domains) : []);
     forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
+    if (body.otlp !== undefined) forgetTelemetryTargets();
     if ("conflict" in updated) {
       await refuseTakenDomain(db, team.id, domains); // taken by another team between the check and the batch
       throw new AppError("already_exists", `a team named "${body.name}" already exists`);
@@ -194,13 +200,15 @@ function teamActions(body: {
   sso_domains?: unknown;
   sso_default_role?: unknown;
   max_token_days?: unknown;
-}): ("team.rename" | "team.budget" | "team.cell_cpu" | "team.sso")[] {
+  otlp?: unknown;
+}): ("team.rename" | "team.budget" | "team.cell_cpu" | "team.sso" | "team.telemetry")[] {
   const sso = body.sso_domains !== undefined || body.sso_default_role !== undefined || body.max_token_days !== undefined;
   return [
     ...(body.name !== undefined ? (["team.rename"] as const) : []),
     ...(body.monthly_token_budget !== undefined ? (["team.budget"] as const) : []),
     ...(body.code_mode_cpu_ms !== undefined ? (["team.cell_cpu"] as const) : []),
     ...(sso ? (["team.sso"] as const) : []),
+    ...(body.otlp !== undefined ? (["team.telemetry"] as const) : []),
   ];
 }
 
@@ -209,6 +217,11 @@ function teamChange(action: ReturnType<typeof teamActions>[number], team: TeamRo
   if (action === "team.rename") return { from: team.name, to: body.name };
   if (action === "team.budget") return { from: team.monthlyTokenBudget, to: body.monthly_token_budget };
   if (action === "team.cell_cpu") return { from: team.codeModeCpuMs, to: body.code_mode_cpu_ms };
+  // Header names only: their values are secrets.
+  if (action === "team.telemetry") {
+    const to = body.otlp ? { endpoint: body.otlp.endpoint, header_names: Object.keys(body.otlp.headers ?? {}) } : null;
+    return { from: otlpJson(team), to };
+  }
   return {
     ...(body.sso_domains !== undefined && { sso_domains: { from: oldDomains, to: body.sso_domains } }),
     ...(body.sso_default_role !== undefined && { sso_default_role: { from: team.ssoDefaultRole ?? "member", to: body.sso_default_role } }),
@@ -229,6 +242,7 @@ function teamJson(team: TeamRow, domains: string[]) {
     sso_domains: domains,
     sso_default_role: team.ssoDefaultRole ?? "member",
     max_token_days: team.maxTokenDays,
+    otlp: otlpJson(team),
     created_at: iso(team.createdAtMs),
   };
 }

@@ -105,7 +105,7 @@ async function resealRow(
   from: DataKey,
   to: DataKey,
 ): Promise<{ row: ResealedRow; credentialKey: number; headerSet: number }> {
-  const kind = row.table === "credentials" ? "credential" : "model";
+  const kind = row.table === "credentials" ? "credential" : row.table === "models" ? "model" : "team-otlp";
   const owner = { teamId, kind, id: row.id } as const;
   let encryptedKey = row.encryptedKey;
   let credentialKey = 0;

@@ -8,7 +8,7 @@ import { open, parseEnvelope, sameKeyId, seal } from "./sealed-envelope.ts";
 /** Whose headers they are: all three in the additional data, so a sealed value copied to another row does not open. */
 export interface HeadersOwner {
   teamId: string;
-  kind: "credential" | "model";
+  kind: "credential" | "model" | "team-otlp";
   id: string;
 }
 

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   "team.budget",
   "team.cell_cpu",
   "team.sso",
+  "team.telemetry",
   "user.add",
   "user.role",
   "user.limits",

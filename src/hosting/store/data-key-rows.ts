@@ -92,7 +92,8 @@ export async function endDataKeyRotation(db: D1Db, teamId: string, previous: str
 
 /** One row's secrets, as stored: what a rotation re-encrypts. */
 export interface SealedRow {
-  table: "credentials" | "models";
+  /** teams: a team's OTLP headers (docs/telemetry.md#export). */
+  table: "credentials" | "models" | "teams";
   id: string;
   /** Credentials only: the key envelope, or "" for none. */
   encryptedKey: string | null;
@@ -104,7 +105,7 @@ export interface SealedRow {
 
 /** Every live credential and model of a team that holds a secret. */
 export async function sealedRowsOf(db: D1Db, teamId: string): Promise<SealedRow[]> {
-  const [creds, mdls] = await db.batch([
+  const [creds, mdls, own] = await db.batch([
     db
       .select({
         id: credentials.id,
@@ -127,10 +128,15 @@ export async function sealedRowsOf(db: D1Db, teamId: string): Promise<SealedRow[
       .from(models)
       .where(and(eq(models.teamId, teamId), isNull(models.deletedAtMs), or(isNotNull(models.sealedHeaders), isNotNull(models.headersJson))))
       .orderBy(asc(models.id)),
+    db
+      .select({ id: teams.id, sealedHeaders: teams.otlpSealedHeaders, headerNamesJson: teams.otlpHeaderNamesJson })
+      .from(teams)
+      .where(and(eq(teams.id, teamId), isNotNull(teams.otlpSealedHeaders))),
   ]);
   return [
     ...creds.map((row) => ({ table: "credentials" as const, ...row })),
     ...mdls.map((row) => ({ table: "models" as const, encryptedKey: null, ...row })),
+    ...own.map((row) => ({ table: "teams" as const, encryptedKey: null, headersJson: null, ...row })),
   ];
 }
 
@@ -147,6 +153,12 @@ export async function replaceSealedRows(db: D1Db, rows: ResealedRow[]): Promise<
   // updated_at stays: a rotation changes no setting anyone made.
   const statements = rows.map(({ from, encryptedKey, sealedHeaders, headerNamesJson }) => {
     const headers = { sealedHeaders, headerNamesJson, headersJson: null };
+    if (from.table === "teams") {
+      return db
+        .update(teams)
+        .set({ otlpSealedHeaders: sealedHeaders, otlpHeaderNamesJson: headerNamesJson })
+        .where(and(eq(teams.id, from.id), same(teams.otlpSealedHeaders, from.sealedHeaders)));
+    }
     if (from.table === "models") {
       return db
         .update(models)

@@ -15,6 +15,9 @@ export interface TeamPatch {
   codeModeCpuMs?: number | null;
   ssoDefaultRole?: Role | null;
   maxTokenDays?: number | null;
+  otlpEndpoint?: string | null;
+  otlpSealedHeaders?: string | null;
+  otlpHeaderNamesJson?: string | null;
 }
 
 export async function createTeam(
@@ -28,6 +31,9 @@ export async function createTeam(
     codeModeCpuMs: null,
     ssoDefaultRole: null,
     maxTokenDays: null,
+    otlpEndpoint: null,
+    otlpSealedHeaders: null,
+    otlpHeaderNamesJson: null,
     ...team,
     wrappedDataKey: null,
     previousWrappedDataKey: null,

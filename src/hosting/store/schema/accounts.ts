@@ -24,6 +24,11 @@ export const teams = sqliteTable(
     ssoDefaultRole: text("sso_default_role").$type<Role>(),
     /** The longest lifetime, in days, of any new token of its users; null: no cap (docs/hosting.md#tokens-of-ones-own). */
     maxTokenDays: integer("max_token_days"),
+    /** The team's OTLP collector (docs/telemetry.md#traces): its base URL; null: none. */
+    otlpEndpoint: text("otlp_endpoint"),
+    /** Its headers as a JSON object sealed under the team's data key (src/hosting/keys), and their names in clear. */
+    otlpSealedHeaders: text("otlp_sealed_headers"),
+    otlpHeaderNamesJson: text("otlp_header_names_json"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },

@@ -88,3 +88,17 @@ export const usageLedger = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.day, t.principal, t.model] }), index("usage_ledger_by_team").on(t.teamId, t.day)],
 );
+
+/**
+ * The runs in progress, for the `byok_active_runs` gauge of GET /metrics (docs/telemetry.md#metrics):
+ * a row when a run starts, gone when its records are written. A row a crash left behind is
+ * removed by the run's recovery, and rows older than a day are not counted.
+ */
+export const activeRuns = sqliteTable("active_runs", {
+  runId: text("run_id").primaryKey(),
+  principal: text("principal").notNull(),
+  teamId: text("team_id"),
+  model: text("model").notNull(),
+  provider: text("provider").notNull(),
+  startedAtMs: integer("started_at_ms").notNull(),
+});

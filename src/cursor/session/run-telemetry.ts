@@ -1,0 +1,38 @@
+// A run's trace from its start to its export (docs/telemetry.md#traces): started only when the
+// run's team or the deployment has a collector, finished with the run's totals, and sent after
+// the run's end-stream, in the object's waitUntil, so no collector delays or fails a turn.
+import { exportSpans, type OtlpTarget } from "../../telemetry/otlp-export.ts";
+import { RunTrace } from "../../telemetry/run-trace.ts";
+import { errorTypeOf, runAttributes, runSpanName, usageAttributes } from "../agent/run-spans.ts";
+import type { RunPlan } from "./run-request.ts";
+import type { RunSummary } from "./session.ts";
+
+/** A trace for the run, or none when its spans would have nowhere to go. */
+export function startRunTrace(runId: string, plan: RunPlan, targets: readonly OtlpTarget[]): RunTrace | undefined {
+  if (targets.length === 0) return undefined;
+  const run = {
+    runId,
+    requestId: plan.requestId,
+    conversationId: plan.conversationId,
+    principal: plan.principal,
+    teamId: plan.teamId,
+    model: plan.model,
+    subagent: plan.parent !== undefined,
+  };
+  const parent = plan.parent ? { kind: "task" as const, ...plan.parent } : { kind: "root" as const, requestId: plan.requestId };
+  return new RunTrace(runSpanName(run), runAttributes(run), parent);
+}
+
+/** Ends the run's span with what the run used and how it ended, and sends its spans; never rejects. */
+export async function finishRunTrace(summary: RunSummary, targets: readonly OtlpTarget[]): Promise<void> {
+  const trace = summary.trace;
+  if (!trace) return;
+  const { outcome } = summary;
+  trace.root.set({ ...usageAttributes(outcome.usage), "byok.run.status": outcome.status });
+  if (outcome.status !== "completed") trace.root.fail(outcome.status === "cancelled" ? "cancelled" : errorTypeOf(outcome.error, false));
+  try {
+    await exportSpans(trace.finish(), targets);
+  } catch {
+    // exportSpans does not throw; serializing a span could, and a trace is never worth a failure.
+  }
+}

@@ -131,6 +131,9 @@ export default defineConfig(async () => {
       exclude,
       testTimeout: 20_000,
       hookTimeout: 20_000,
+      // The worker's structured log lines (docs/telemetry.md#logs), one per request and run, would
+      // bury the output; test/workers/telemetry/logs.test.ts reads them with a spy instead.
+      onConsoleLog: (log: string) => !log.startsWith('{"message":'),
       // One workerd runner per vitest worker, reused for every file it runs (the plugin's
       // `isolate: false`): D1 rows, DO storage and module state are not reset between files,
       // so every test makes its own teams, users, conversations and ids (docs/testing.md#shared-runners).

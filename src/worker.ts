@@ -3,6 +3,7 @@
 // and the token cache (src/hosting/auth/token-cache.ts). Agent runs live in per-conversation
 // Durable Objects, found through per-principal routers.
 import { type Context, Hono } from "hono";
+import { logLine } from "./telemetry/log-line.ts";
 import { adminApi } from "./hosting/admin/api.ts";
 import { signOnRoutes } from "./hosting/sso/routes.ts";
 import { authenticate, type RunnerPrincipal, requireRunner } from "./hosting/auth/principal.ts";
@@ -40,6 +41,24 @@ const app = new Hono<HonoEnv>();
 app.use("*", async function reportSettings(c, next) {
   reportSettingsOnce(c.env);
   await next();
+});
+
+// One JSON line per request (docs/telemetry.md#logs), after its response is made: the path, not its query.
+app.use("*", async function logRequest(c, next) {
+  const started = Date.now();
+  try {
+    await next();
+  } finally {
+    const principal = (c.var as { principal?: { id: string } }).principal;
+    logLine("request", {
+      request_id: c.req.header("cf-ray") ?? c.req.header("x-request-id") ?? null,
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      status: c.res.status,
+      duration_ms: Date.now() - started,
+      principal_id: principal?.id ?? null,
+    });
+  }
 });
 
 // The admin API answers in its own JSON error shape and authenticates itself (docs/hosting.md#admin-api).

@@ -65,6 +65,11 @@ export type RunParent = { kind: "root"; requestId: string } | { kind: "task"; re
 export class RunTrace {
   readonly #traceId: string;
   readonly root: TraceSpan;
+
+  /** Its trace's id (32 hex digits), for the run's log line. */
+  get traceId(): string {
+    return this.#traceId;
+  }
   #taken = false;
 
   constructor(name: string, attributes: Attributes, parent: RunParent) {

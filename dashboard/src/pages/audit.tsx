@@ -20,6 +20,7 @@ const ACTIONS = Object.keys({
   "team.budget": true,
   "team.cell_cpu": true,
   "team.sso": true,
+  "team.telemetry": true,
   "user.add": true,
   "user.role": true,
   "user.limits": true,

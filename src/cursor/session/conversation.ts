@@ -15,7 +15,7 @@ import { keyRoutingFor } from "../../hosting/keys/key-routing.ts";
 import { LOCAL_TEAM_ID } from "../../hosting/store/local-account.ts";
 import { telemetryTargetsFor } from "../../hosting/config/telemetry-targets.ts";
 import type { OtlpTarget } from "../../telemetry/otlp-export.ts";
-import { finishRunTrace, startRunTrace } from "./run-telemetry.ts";
+import { finishRunTrace, logRunEnd, startRunTrace } from "./run-telemetry.ts";
 import { type PersonalKey, personalKeyOf } from "../../hosting/keys/personal-key.ts";
 import { limitsFor, type PrincipalLimits } from "../../hosting/limits/principal-limits.ts";
 import { type RunRecord, recordRunUsage } from "../../hosting/store/usage-rows.ts";
@@ -204,7 +204,7 @@ export class Conversation {
 
   async #recordUsage(summary: RunSummary): Promise<void> {
     const owner = { id: this.#principal, teamId: this.#teamId };
-    await this.#recordRun(summary, owner, summary.outcome.status, summary.outcome.usage, this.#catalog.prices);
+    await this.#recordRun(summary, owner, summary.outcome.status, summary.outcome.usage, this.#catalog.prices, summary.trace?.traceId);
   }
 
   async #recordRun(
@@ -213,6 +213,7 @@ export class Conversation {
     status: string,
     usage: Usage,
     prices: ModelCatalog["prices"],
+    traceId?: string,
   ): Promise<void> {
     let record: RunRecord | undefined;
     try {
@@ -220,6 +221,7 @@ export class Conversation {
     } catch (err) {
       console.error("byok-edge: could not read a run's provider calls", run.runId, errorKind(err));
     }
+    logRunEnd({ ...run, owner, status, usage, record, traceId });
     await recordRunUsage(this.#env.DB, {
       principal: owner.id,
       teamId: owner.teamId,

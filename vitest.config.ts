@@ -87,6 +87,7 @@ export default defineConfig(async () => {
               OTLP_RECEIVER_URL: `http://127.0.0.1:${inject("otlpReceiverPort")}`,
               BYOK_TOKEN: TEST_TOKEN,
               ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+              METRICS_TOKEN: "test-metrics-token",
               KEY_ENCRYPTION_KEY: TEST_KEKS.current,
               KEY_ENCRYPTION_KEY_PREVIOUS: TEST_KEKS.previous,
               BYOK_ALLOW_PRIVATE_UPSTREAMS: "true",

@@ -4,6 +4,7 @@
 // Durable Objects, found through per-principal routers.
 import { type Context, Hono } from "hono";
 import { logLine } from "./telemetry/log-line.ts";
+import { metricsResponse } from "./hosting/metrics/metrics-route.ts";
 import { adminApi } from "./hosting/admin/api.ts";
 import { signOnRoutes } from "./hosting/sso/routes.ts";
 import { authenticate, type RunnerPrincipal, requireRunner } from "./hosting/auth/principal.ts";
@@ -60,6 +61,9 @@ app.use("*", async function logRequest(c, next) {
     });
   }
 });
+
+// Prometheus metrics (docs/telemetry.md#metrics), before the Cursor routes' authentication: its own tokens.
+app.get("/metrics", (c) => metricsResponse(c.req.raw, c.env));
 
 // The admin API answers in its own JSON error shape and authenticates itself (docs/hosting.md#admin-api).
 app.route("/", adminApi);

@@ -9,3 +9,8 @@ declare namespace Cloudflare {
     OTLP_RECEIVER_URL: string;
   }
 }
+
+declare module "parse-prometheus-text-format" {
+  const parse: (text: string) => unknown[];
+  export default parse;
+}

@@ -18,7 +18,7 @@ import type { OtlpTarget } from "../../telemetry/otlp-export.ts";
 import { finishRunTrace, logRunEnd, startRunTrace } from "./run-telemetry.ts";
 import { type PersonalKey, personalKeyOf } from "../../hosting/keys/personal-key.ts";
 import { limitsFor, type PrincipalLimits } from "../../hosting/limits/principal-limits.ts";
-import { type RunRecord, recordRunUsage } from "../../hosting/store/usage-rows.ts";
+import { type RunRecord, recordActiveRun, recordRunUsage } from "../../hosting/store/usage-rows.ts";
 import { createProvider } from "../../provider/index.ts";
 import type { Provider, Usage } from "../../provider/types.ts";
 import { ConversationCodeMode } from "../code-mode/conversation-code-mode.ts";
@@ -93,7 +93,18 @@ export class Conversation {
       ),
       startTrace: (runId, plan) => startRunTrace(runId, plan, this.#targets),
       admitRun: async (runId, replaces) => this.#limits?.admit(runId, replaces),
-      onRunStarted: () => this.#armRecovery(),
+      onRunStarted: (runId, plan) => {
+        this.#armRecovery();
+        host.waitUntil(
+          recordActiveRun(env, {
+            runId,
+            principal: plan.principal,
+            teamId: plan.teamId,
+            model: plan.model.name,
+            provider: plan.model.provider,
+          }),
+        );
+      },
       codeMode: (conversationId) => this.#codeModeOf(conversationId),
       onRunFinished: (summary) => {
         if (this.#limits) host.waitUntil(this.#limits.release(summary.runId));

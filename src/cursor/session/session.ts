@@ -62,7 +62,7 @@ export interface SessionDeps {
   /** Admits a run before it starts (limits, docs/hosting.md#limits); a refusal ends the run with its error. */
   admitRun?: (runId: string, replaces: string | undefined) => Promise<void>;
   /** Called when a run has been recorded `running` (the object arms its recovery alarm). */
-  onRunStarted?: (runId: string) => void;
+  onRunStarted?: (runId: string, plan: RunPlan) => void;
   /** Called once per finished run (usage accounting); failures are the callee's. */
   onRunFinished: (summary: RunSummary) => void;
   /** The conversation's code mode, made on first use (docs/code-mode.md#cursor-runs). */
@@ -339,7 +339,7 @@ export class ConversationSession {
     const replaces = this.#active.activeId();
     // One active run per conversation: a newer run replaces the older one.
     this.#active.activate(run);
-    this.deps.onRunStarted?.(runId);
+    this.deps.onRunStarted?.(runId, plan);
     this.#ensureHeartbeat();
     const trace = this.deps.startTrace?.(runId, plan);
     const deps = {

@@ -218,14 +218,14 @@ async function userOfToken(
   return user;
 }
 
-function bearerToken(request: Request): string | undefined {
+export function bearerToken(request: Request): string | undefined {
   const match = (request.headers.get("authorization") ?? "").match(/^Bearer\s+(.+)$/i);
   const token = match?.[1]?.trim();
   return token ? token : undefined;
 }
 
 /** Constant-time comparison of digests, so neither length nor content leaks through timing. */
-async function sameSecret(given: string, expected: string | undefined): Promise<boolean> {
+export async function sameSecret(given: string, expected: string | undefined): Promise<boolean> {
   if (!expected) return false;
   const enc = new TextEncoder();
   const [a, b] = await Promise.all([

@@ -1,11 +1,11 @@
 // What a finished run spent, into D1 in one batch: the run's row, its provider
 // calls, and its day in the ledger (docs/hosting.md#usage). Best effort: a D1
 // hiccup must not fail a turn the user already saw complete.
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { errorKind } from "../../core/log-safe.ts";
 import type { Usage } from "../../provider/types.ts";
 import { d1 } from "./db.ts";
-import { providerCalls, usage, usageLedger } from "./schema/usage.ts";
+import { activeRuns, providerCalls, usage, usageLedger } from "./schema/usage.ts";
 import { usageShares } from "./usage-shares.ts";
 
 /** A run as the D1 records copy it, read from its conversation object's own rows. */
@@ -106,6 +106,8 @@ export async function recordRunUsage(database: D1Database, run: RunUsage, nowMs 
       }),
       ...ledger,
       ...calls,
+      // No longer in progress (the metrics' active runs, docs/telemetry.md#metrics).
+      db.delete(activeRuns).where(eq(activeRuns.runId, run.runId)),
     ]);
   } catch (err) {
     console.error("byok-edge: could not record usage", run.runId, errorKind(err));
@@ -150,5 +152,21 @@ export async function recordCellUsage(
       .run();
   } catch (err) {
     console.error("byok-edge: could not record a code-mode cell", errorKind(err));
+  }
+}
+
+/** A run began (the metrics' active runs, docs/telemetry.md#metrics); its records remove it. Never throws. */
+export async function recordActiveRun(
+  env: { DB: D1Database },
+  run: { runId: string; principal: string; teamId: string | null; model: string; provider: string },
+): Promise<void> {
+  try {
+    await d1(env.DB)
+      .insert(activeRuns)
+      .values({ ...run, startedAtMs: Date.now() })
+      .onConflictDoNothing()
+      .run();
+  } catch (err) {
+    console.error("byok-edge: could not record a run as active", run.runId, errorKind(err));
   }
 }

@@ -16,7 +16,7 @@ export interface Labels {
   provider: string;
 }
 
-export interface RunFigures extends Labels {
+interface RunFigures extends Labels {
   status: string;
   runs: number;
   durationCount: number;
@@ -42,7 +42,7 @@ export interface CallFigures extends Labels {
   ttftBuckets: number[];
 }
 
-export interface CostFigures {
+interface CostFigures {
   team: string;
   model: string;
   costUsd: number;

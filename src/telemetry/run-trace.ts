@@ -128,7 +128,7 @@ function wrap(span: Span): TraceSpan {
   };
 }
 
-/** The trace id of the turn a request began (32 hex digits). */
+/** @internal The trace id of the turn a request began (32 hex digits); exported for the tests. */
 export function traceIdOf(requestId: string): string {
   return fingerprint(`byok-edge trace\u0000${requestId}`, 32);
 }

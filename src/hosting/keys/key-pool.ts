@@ -35,7 +35,7 @@ interface KeyState {
 /** The backoff of a 429 without Retry-After: 1 s, doubling per 429 in a row, at most a minute. */
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
-/** A broken key is tried again this long after its provider refused it. */
+/** @internal A broken key is tried again this long after its provider refused it (exported for the tests' clock). */
 export const BROKEN_RETRY_MS = 10 * 60_000;
 /** How long a key on probation is left alone for its one call to report. */
 const PROBATION_MS = 2 * 60_000;

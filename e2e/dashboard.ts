@@ -230,10 +230,11 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       const onButton = await focusedDescription(page);
       assert(onButton === "Sign in", `Tab from the Token field reached ${JSON.stringify(onButton)}, not "Sign in"`);
       await page.keyboard.press("Enter");
-      await page.getByRole("heading", { level: 1, name: "Models", exact: true }).waitFor();
+      // The overview is the first page after sign-in.
+      await page.getByRole("heading", { level: 1, name: "Overview", exact: true }).waitFor();
       const links = await nav(page).getByRole("link").allTextContents();
       assert(
-        JSON.stringify(links) === JSON.stringify(["Models", "Credentials", "Tokens", "Usage", "Runs", "Team", "Audit"]),
+        JSON.stringify(links) === JSON.stringify(["Overview", "Models", "Credentials", "Tokens", "Usage", "Runs", "Team", "Audit"]),
         `an admin's nav was ${JSON.stringify(links)}`,
       );
       assert(!page.url().includes(token), "the token is in the URL");
@@ -243,7 +244,7 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       assert((await focusedDescription(page)) === "Skip to content", "the first Tab stop is not the skip link");
       await page.keyboard.press("Enter");
       assert((await page.evaluate("document.activeElement?.tagName")) === "MAIN", "the skip link did not move focus to main");
-      await expectAccessible(page, "Models");
+      await expectAccessible(page, "Overview");
     });
 
     await check("dashboard: a credential with a bad base URL shows the API's message at the field, then is added", async () => {
@@ -606,6 +607,19 @@ export async function checkDashboard(opts: DashboardCheckOptions): Promise<void>
       const calls = page.getByRole("table", { name: "Provider calls" });
       await calls.getByRole("row", { name: /openai-chat/ }).waitFor();
       await expectAccessible(page, "Runs with a run's provider calls");
+
+      // The overview has today's run, the model's time to first token, and a link into Runs.
+      await goTo(page, "Overview");
+      await page
+        .getByRole("table", { name: "Time to first token per model" })
+        .getByRole("row", { name: /ui-model/ })
+        .waitFor();
+      const runsToday = Number((await page.locator("dl.figures dd").first().textContent())?.replace(/\D/g, ""));
+      assert(runsToday >= 1, `the overview shows ${runsToday} runs today`);
+      await page.getByRole("table", { name: "Top users by cost" }).waitFor();
+      await expectAccessible(page, "Overview");
+      await page.getByRole("table", { name: "Today's slowest calls" }).getByRole("link", { name: "Open in Runs" }).first().click();
+      await page.getByRole("table", { name: "Provider calls" }).waitFor();
 
       await goTo(page, "Usage");
       await page

@@ -93,11 +93,11 @@ export async function checkFirstRun(opts: FirstRunCheckOptions): Promise<void> {
         await page.goto(`${dev.baseUrl}/`);
         await page.getByLabel("Token", { exact: true }).fill(token);
         await page.getByRole("button", { name: "Sign in" }).click();
-        await page.getByRole("heading", { level: 1, name: "Models", exact: true }).waitFor();
+        await page.getByRole("heading", { level: 1, name: "Overview", exact: true }).waitFor();
         const nav = page.getByRole("navigation", { name: "Main" });
         const links = await nav.getByRole("link").allTextContents();
         assert(
-          JSON.stringify(links) === JSON.stringify(["Models", "Credentials", "Usage", "Runs", "Audit"]),
+          JSON.stringify(links) === JSON.stringify(["Overview", "Models", "Credentials", "Usage", "Runs", "Audit"]),
           `the single user's nav: ${JSON.stringify(links)}`,
         );
 

@@ -10,10 +10,11 @@ import { type Credential, credentialKey, onSessionChange, type SessionState, ses
 import type { Me, PageProps } from "./types.ts";
 import { ErrorNotice, errorText } from "./ui/notice.tsx";
 
-type Route = "models" | "credentials" | "tokens" | "usage" | "runs" | "team" | "audit";
+type Route = "overview" | "models" | "credentials" | "tokens" | "usage" | "runs" | "team" | "audit";
 
 /** Each page is its own chunk, loaded when first opened: the first page stays small (docs/dashboard.md). */
 const PAGES: { route: Route; name: string; component: FunctionComponent<PageProps> }[] = [
+  { route: "overview", name: "Overview", component: lazy(() => import("./pages/overview.tsx").then((m) => m.OverviewPage)) },
   { route: "models", name: "Models", component: lazy(() => import("./pages/models.tsx").then((m) => m.ModelsPage)) },
   { route: "credentials", name: "Credentials", component: lazy(() => import("./pages/credentials.tsx").then((m) => m.CredentialsPage)) },
   { route: "tokens", name: "Tokens", component: lazy(() => import("./pages/tokens.tsx").then((m) => m.TokensPage)) },
@@ -25,9 +26,9 @@ const PAGES: { route: Route; name: string; component: FunctionComponent<PageProp
 
 /** The pages a caller has: local (BYOK_TOKEN) has no tokens nor team; members have no Team page (their Audit page shows their own entries). */
 function routesFor(me: Me): Route[] {
-  if (me.principal === "local") return ["models", "credentials", "usage", "runs", "audit"];
+  if (me.principal === "local") return ["overview", "models", "credentials", "usage", "runs", "audit"];
   if (me.principal === "operator" || me.user?.role === "admin") return PAGES.map((p) => p.route);
-  return ["models", "credentials", "tokens", "usage", "runs", "audit"];
+  return ["overview", "models", "credentials", "tokens", "usage", "runs", "audit"];
 }
 
 export function App() {

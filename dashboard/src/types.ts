@@ -19,6 +19,7 @@ export interface PageProps {
 }
 
 export type Credential = Schemas["Credential"];
+export type Overview = Schemas["Overview"];
 export type Model = Schemas["Model"];
 export type ConfiguredModel = Schemas["ConfiguredModel"];
 export type CreateModel = Schemas["CreateModel"];

@@ -1553,6 +1553,76 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/overview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The dashboard's overview: today's runs and errors, time to first token per model, slow and failing calls, top users */
+    get: {
+      parameters: {
+        query?: {
+          /** @description First day of the range for time to first token and top users (default: 6 days ago) */
+          from?: string;
+          /** @description Last day, included (default: today) */
+          to?: string;
+          /** @description Operator: one team's figures */
+          team_id?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The overview */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Overview"];
+          };
+        };
+        /** @description invalid_argument: the request does not match its schema */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description unauthenticated: no valid bearer token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description not_found: no such resource within the caller's reach */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/runs": {
     parameters: {
       query?: never;
@@ -2751,6 +2821,61 @@ export interface components {
       cells: number;
       /** @description Their wall time, Execute to the cell's end, in ms */
       cell_wall_ms: number;
+    };
+    Overview: {
+      from: string;
+      to: string;
+      today: {
+        runs: number;
+        failed: number;
+        /** @description failed ÷ runs; 0 without runs */
+        error_rate: number;
+      };
+      ttft_by_model: {
+        model: string;
+        calls: number;
+        p50_ms: number;
+        p95_ms: number;
+      }[];
+      /** @description Today's provider calls that took longest, slowest first */
+      slowest_calls: {
+        id: string;
+        run_id: string;
+        model: string;
+        status: string;
+        http_status: number | null;
+        duration_ms: number | null;
+        ttft_ms: number | null;
+        /**
+         * Format: date-time
+         * @example 2026-05-01T12:00:00.000Z
+         */
+        started_at: string;
+      }[];
+      /** @description Today's failed provider calls, newest first */
+      failing_calls: {
+        id: string;
+        run_id: string;
+        model: string;
+        status: string;
+        http_status: number | null;
+        duration_ms: number | null;
+        ttft_ms: number | null;
+        /**
+         * Format: date-time
+         * @example 2026-05-01T12:00:00.000Z
+         */
+        started_at: string;
+      }[];
+      /** @description Who spent most over the range, for admins (their team) and the operator; null for members */
+      top_users:
+        | {
+            user_id: string;
+            email: string | null;
+            cost_usd: number;
+            requests: number;
+          }[]
+        | null;
     };
     Runs: {
       runs: components["schemas"]["Run"][];

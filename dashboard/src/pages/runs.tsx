@@ -12,8 +12,14 @@ import "../runs/runs.css";
 
 type View = "conversations" | "runs";
 
+/** The run a link names (#/runs?run=<id>, from the overview): the page opens on every recent run, that one's calls shown. */
+function linkedRun(): string | undefined {
+  return new URLSearchParams(location.hash.split("?")[1] ?? "").get("run") ?? undefined;
+}
+
 export function RunsPage({ api, me }: PageProps) {
-  const [view, setView] = useState<View>("conversations");
+  const [openRunId] = useState(linkedRun);
+  const [view, setView] = useState<View>(openRunId ? "runs" : "conversations");
   const showUser = me.principal === "operator" || me.user?.role === "admin";
   return (
     <section class="page runs-page">
@@ -31,12 +37,12 @@ export function RunsPage({ api, me }: PageProps) {
           All recent runs
         </button>
       </fieldset>
-      {view === "conversations" ? <Conversations api={api} showUser={showUser} /> : <RecentRuns api={api} me={me} />}
+      {view === "conversations" ? <Conversations api={api} showUser={showUser} /> : <RecentRuns api={api} me={me} openRunId={openRunId} />}
     </section>
   );
 }
 
-function RecentRuns({ api, me }: PageProps) {
+function RecentRuns({ api, me, openRunId }: PageProps & { openRunId: string | undefined }) {
   const read = useCallback<PageReader<Run>>(
     (page) => answer(api.GET("/api/v1/runs", { params: { query: page } })).then((a) => ({ items: a.runs, next_before: a.next_before })),
     [api],
@@ -46,7 +52,15 @@ function RecentRuns({ api, me }: PageProps) {
   if (!runs.loading && !runs.error && runs.items.length === 0) return <p class="empty">No runs yet.</p>;
   return (
     <>
-      {runs.items.length > 0 && <RunTable runs={runs.items} caption="Recent runs, newest first" showUser={showUser} idPrefix="recent" />}
+      {runs.items.length > 0 && (
+        <RunTable
+          runs={runs.items}
+          caption="Recent runs, newest first"
+          showUser={showUser}
+          idPrefix="recent"
+          {...(openRunId && { openRunId })}
+        />
+      )}
       <LoadMore list={runs} what="runs" />
     </>
   );

@@ -7,9 +7,10 @@ import { type Column, DataTable, ExpandButton } from "../ui/table.tsx";
 import { useToggleSet } from "../ui/toggle-set.ts";
 import { rowKey, shortId, whose } from "./shapes.ts";
 
-export function RunTable(props: { runs: Run[]; caption: string; showUser: boolean; idPrefix: string }) {
-  const { runs, caption, showUser, idPrefix } = props;
-  const [open, toggle] = useToggleSet();
+/** `openRunId`: a run whose provider calls show at once (the overview links to it, #/runs?run=<id>). */
+export function RunTable(props: { runs: Run[]; caption: string; showUser: boolean; idPrefix: string; openRunId?: string }) {
+  const { runs, caption, showUser, idPrefix, openRunId } = props;
+  const [open, toggle] = useToggleSet(runs.filter((r) => r.id === openRunId).map(rowKey));
   const detailsId = (run: Run) => `${idPrefix}-${rowKey(run)}-calls`;
   const columns: Column<Run>[] = [
     { header: "Started", cell: (run) => <span title={run.started_at ?? undefined}>{dateTime(run.started_at)}</span> },

@@ -2,8 +2,8 @@
 // a set of ids, and a toggle that opens a closed one and closes an open one.
 import { useState } from "preact/hooks";
 
-export function useToggleSet(): [open: ReadonlySet<string>, toggle: (id: string) => void] {
-  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+export function useToggleSet(initial: Iterable<string> = []): [open: ReadonlySet<string>, toggle: (id: string) => void] {
+  const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set(initial));
   const toggle = (id: string) =>
     setOpen((old) => {
       const next = new Set(old);

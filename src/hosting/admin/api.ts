@@ -23,6 +23,7 @@ import { modelRoutes } from "./model-routes.ts";
 import { teamRoutes } from "./team-routes.ts";
 import { tokenRoutes } from "./token-routes.ts";
 import { usageRoutes } from "./usage-routes.ts";
+import { overviewRoutes } from "./overview-routes.ts";
 import { userRoutes } from "./user-routes.ts";
 
 /** The resources under /api/v1; a new one (credentials, models, usage, runs, rewrap) is a file beside these and a line here. */
@@ -35,6 +36,7 @@ const RESOURCES = [
   modelRoutes,
   modelTestRoutes,
   usageRoutes,
+  overviewRoutes,
   runRoutes,
   conversationRoutes,
   budgetRoutes,

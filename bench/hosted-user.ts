@@ -27,10 +27,20 @@ async function created<T>(res: Promise<{ status: number; body: T }>, what: strin
   return body;
 }
 
-export async function createHostedUser(baseUrl: string, adminToken: string, providerBaseUrl: string): Promise<HostedUser> {
-  const team = await created(call<{ id: string }>(baseUrl, adminToken, "POST", "/api/v1/teams", { name: "bench" }), "create team");
+/** `team`: the team's name (one per bench run), and its settings to PATCH after it is made (an OTLP collector). */
+export async function createHostedUser(
+  baseUrl: string,
+  adminToken: string,
+  providerBaseUrl: string,
+  team: { name: string; settings?: Record<string, unknown> } = { name: "bench" },
+): Promise<HostedUser> {
+  const made = await created(call<{ id: string }>(baseUrl, adminToken, "POST", "/api/v1/teams", { name: team.name }), "create team");
+  if (team.settings) {
+    const patched = await call(baseUrl, adminToken, "PATCH", `/api/v1/teams/${made.id}`, team.settings);
+    if (patched.status !== 200) throw new Error(`team settings → HTTP ${patched.status}: ${JSON.stringify(patched.body)}`);
+  }
   const user = await created(
-    call<{ id: string }>(baseUrl, adminToken, "POST", `/api/v1/teams/${team.id}/users`, { email: "bench@example.com", role: "member" }),
+    call<{ id: string }>(baseUrl, adminToken, "POST", `/api/v1/teams/${made.id}/users`, { email: "bench@example.com", role: "member" }),
     "create user",
   );
   const { token } = await created(

@@ -10,6 +10,7 @@
 //   hosted:      the same turn and (e) unary round trips as a hosted user vs the single
 //                user (bench/hosted-user.ts);
 //   routing:     a hosted turn on one target vs on two keys and a fallback (bench/routing.ts);
+//   tracing:     a hosted turn of a team with an OTLP collector vs one without (bench/tracing.ts);
 //   turn-start:  request → provider request, new and warm conversation (bench/turn-start.ts);
 //   tool:        tool round trip vs the echo route (bench/tool-round.ts);
 //   cpu:         workerd CPU per bare request, per turn (new, warm) and per chunk (bench/cpu.ts);
@@ -50,11 +51,24 @@ import { BENCH_REQUEST_TTL_MS, memoryReport } from "./memory.ts";
 import { byFile, profileTable, profileWhile, topFunctions } from "./inspector.ts";
 import { fmt, median, p95, positiveInt, ratio } from "./stats.ts";
 import { routingReport } from "./routing.ts";
+import { tracingReport } from "./tracing.ts";
 import { toolRoundReport } from "./tool-round.ts";
 import { turnStartReport } from "./turn-start.ts";
 import { byokTurn, relayRun, retries, type TurnResult } from "./turn-client.ts";
 
-const SECTIONS = ["latency", "hosted", "routing", "turn-start", "tool", "cpu", "concurrency", "flood", "memory", "code-mode"] as const;
+const SECTIONS = [
+  "latency",
+  "hosted",
+  "routing",
+  "tracing",
+  "turn-start",
+  "tool",
+  "cpu",
+  "concurrency",
+  "flood",
+  "memory",
+  "code-mode",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values: opts } = parseArgs({
@@ -331,6 +345,10 @@ async function main(): Promise<number> {
     if (ONLY.has("routing") && hostedUser?.model) {
       const routing = { baseUrl, server, token: hostedUser.token, providerBaseUrl: `http://127.0.0.1:${server.port}/v1` };
       await measured(dev, "routing", () => routingReport({ ...routing, runs: QUICK ? 3 : 20 }));
+    }
+    if (ONLY.has("tracing")) {
+      const tracing = { baseUrl, server, adminToken, providerBaseUrl: `http://127.0.0.1:${server.port}/v1` };
+      await measured(dev, "tracing", () => tracingReport({ ...tracing, runs: QUICK ? 3 : 40 }));
     }
     if (ONLY.has("turn-start")) await measured(dev, "turn-start", () => turnStartReport({ ...common, runs: QUICK ? 3 : 20 }));
     if (ONLY.has("tool")) await measured(dev, "tool", () => toolRoundReport({ ...common, runs: QUICK ? 3 : 20 }));

@@ -30,6 +30,8 @@ export function startRunTrace(runId: string, plan: RunPlan, targets: readonly Ot
 export async function finishRunTrace(summary: RunSummary, targets: readonly OtlpTarget[]): Promise<void> {
   const trace = summary.trace;
   if (!trace) return;
+  // After the end-stream is written: serializing the spans is CPU the client's last frame must not wait for.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   const { outcome } = summary;
   trace.root.set({ ...usageAttributes(outcome.usage), "byok.run.status": outcome.status });
   if (outcome.status !== "completed") trace.root.fail(outcome.status === "cancelled" ? "cancelled" : errorTypeOf(outcome.error, false));

@@ -159,9 +159,9 @@ function spansOf(request: Decoded): ReceivedSpan[] {
         parentSpanId: span.parentSpanId?.length ? hex(span.parentSpanId) : "",
         name: span.name,
         kind: span.kind,
-        attributes: Object.fromEntries((span.attributes ?? []).map((kv) => [kv.key, valueOf(kv.value)])),
+        attributes: Object.fromEntries((span.attributes ?? []).map((kv) => [kv.key, anyValueOf(kv.value)])),
         statusCode: span.status?.code ?? 0,
-        service: String(valueOf(rs.resource?.attributes?.find((kv) => kv.key === "service.name")?.value) ?? ""),
+        service: String(anyValueOf(rs.resource?.attributes?.find((kv) => kv.key === "service.name")?.value) ?? ""),
         scope: ss.scope?.name ?? "",
       })),
     ),
@@ -169,7 +169,7 @@ function spansOf(request: Decoded): ReceivedSpan[] {
 }
 
 /** An AnyValue by its oneof case (protobufjs names the set field in `value`; the others read as defaults). */
-function valueOf(value: KeyValue["value"]): unknown {
+function anyValueOf(value: KeyValue["value"]): unknown {
   if (!value) return undefined;
   switch (value.value) {
     case "stringValue":
@@ -181,7 +181,7 @@ function valueOf(value: KeyValue["value"]): unknown {
     case "doubleValue":
       return value.doubleValue;
     case "arrayValue":
-      return (value.arrayValue?.values ?? []).map(valueOf);
+      return (value.arrayValue?.values ?? []).map(anyValueOf);
     default:
       return undefined;
   }

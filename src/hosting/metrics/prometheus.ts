@@ -15,13 +15,13 @@ class Exposition {
 
   sample(name: string, labels: LabelSet, value: number): void {
     const set = Object.entries(labels)
-      .map(([k, v]) => `${k}="${escape(v)}"`)
+      .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
       .join(",");
     this.#lines.push(`${name}${set ? `{${set}}` : ""} ${Number.isFinite(value) ? value : 0}`);
   }
 
   histogram(name: string, labels: LabelSet, bounds: number[], buckets: number[], count: number, sum: number): void {
-    bounds.forEach((le, i) => this.sample(`${name}_bucket`, { ...labels, le: String(le) }, buckets[i] ?? 0));
+    for (const [i, le] of bounds.entries()) this.sample(`${name}_bucket`, { ...labels, le: String(le) }, buckets[i] ?? 0);
     this.sample(`${name}_bucket`, { ...labels, le: "+Inf" }, count);
     this.sample(`${name}_sum`, labels, sum);
     this.sample(`${name}_count`, labels, count);
@@ -32,7 +32,7 @@ class Exposition {
   }
 }
 
-function escape(value: string): string {
+function escapeLabel(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 

@@ -134,7 +134,8 @@ export default defineConfig(async () => {
       hookTimeout: 20_000,
       // The worker's structured log lines (docs/telemetry.md#logs), one per request and run, would
       // bury the output; test/workers/telemetry/logs.test.ts reads them with a spy instead.
-      onConsoleLog: (log: string) => !log.startsWith('{"message":'),
+      // workerd's output may come with colour codes before the line, so the line is found anywhere.
+      onConsoleLog: (log: string) => !/\{"message":"(request|run)"/.test(log),
       // One workerd runner per vitest worker, reused for every file it runs (the plugin's
       // `isolate: false`): D1 rows, DO storage and module state are not reset between files,
       // so every test makes its own teams, users, conversations and ids (docs/testing.md#shared-runners).

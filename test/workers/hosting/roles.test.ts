@@ -85,6 +85,7 @@ describe("teams", () => {
       sso_domains: [],
       sso_default_role: "member",
       max_token_days: null,
+      otlp: null,
       created_at: expect.any(String),
     });
     expect(new Date(created.created_at).toISOString()).toBe(created.created_at);

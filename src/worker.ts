@@ -24,6 +24,7 @@ import { limitsFor } from "./hosting/limits/principal-limits.ts";
 import { AppError, Code, toAppError } from "./core/errors.ts";
 import { errorKind } from "./core/log-safe.ts";
 import { pruneAuditLog } from "./hosting/admin/audit-retention.ts";
+import { pruneActiveRuns } from "./hosting/store/usage-rows.ts";
 
 export { CodeModeSessionObject } from "./durable/code-mode-session-object.ts";
 export { ConversationObject } from "./durable/conversation-object.ts";
@@ -138,8 +139,9 @@ function unimplemented(path: string): AppError {
 
 export default {
   fetch: app.fetch,
-  // wrangler.toml's daily cron: the audit log's retention (docs/hosting.md#audit-log).
+  // wrangler.toml's daily cron: the audit log's retention (docs/hosting.md#audit-log), and active-run rows a crash left.
   async scheduled(controller, env) {
     await pruneAuditLog(env, controller.scheduledTime);
+    await pruneActiveRuns(env, controller.scheduledTime);
   },
 } satisfies ExportedHandler<AppEnv>;

@@ -1,12 +1,12 @@
 // The spans of one run (docs/telemetry.md#traces), recorded with OpenTelemetry's own tracer
-// (@opentelemetry/sdk-trace) and kept together until the run ends, then exported as one
+// (@opentelemetry/sdk-trace) and kept by the run until it ends, then exported as one
 // batch (otlp-export.ts). Ids are the SDK's random ones, except where another request must
 // find a span without asking this one: a run's trace id comes from the request that began the
 // turn, and a tool call's span id from its request and call id, so a subagent's run (a request
 // of its own, maybe in another object) joins its parent's trace under the Task that started it.
 import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace, TraceFlags } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { RandomIdGenerator, type ReadableSpan, type SpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import { RandomIdGenerator, type ReadableSpan, TracerProvider } from "@opentelemetry/sdk-trace";
 import { fingerprint } from "../core/fingerprint.ts";
 
 export { SpanKind };
@@ -24,28 +24,12 @@ export interface TraceSpan extends SpanScope {
   end(): void;
 }
 
-/**
- * Finished spans by trace, until a run of it takes them, and how many of its runs are live here
- * (a subagent in the same object shares its parent's trace). A run that never ends cannot hold
- * more than this many traces.
- */
-const PENDING_TRACES_MAX = 1_000;
-const pending = new Map<string, { spans: ReadableSpan[]; live: number }>();
-
-const collector: SpanProcessor = {
-  onStart: () => {},
-  onEnd: (span) => pending.get(span.spanContext().traceId)?.spans.push(span),
-  forceFlush: () => Promise.resolve(),
-  shutdown: () => Promise.resolve(),
-};
-
 /** The next id the tracer hands out, when a caller fixed it; the SDK starts a span synchronously, so nothing comes between. */
 const fixed: { traceId?: string; spanId?: string } = {};
 const random = new RandomIdGenerator();
 
 const provider = new TracerProvider({
   resource: resourceFromAttributes({ "service.name": "byok-edge" }),
-  spanProcessors: [collector],
   idGenerator: {
     generateTraceId: () => take("traceId") ?? random.generateTraceId(),
     generateSpanId: () => take("spanId") ?? random.generateSpanId(),
@@ -62,24 +46,24 @@ function take(which: "traceId" | "spanId"): string | undefined {
 /** Where a run's span hangs: a new trace of its own, or (a subagent's) under its parent's Task span in the parent's trace. */
 export type RunParent = { kind: "root"; requestId: string } | { kind: "task"; requestId: string; toolCallId: string };
 
+/**
+ * One run's spans. Each span the run starts is kept in its own list when it ends (the SDK's span
+ * is its ReadableSpan), so a run exports its spans and no other run's, even one in the same
+ * trace (a subagent beside its parent), and nothing outlives the run object.
+ */
 export class RunTrace {
   readonly #traceId: string;
+  readonly #ended: ReadableSpan[] = [];
+  #taken = false;
   readonly root: TraceSpan;
 
   /** Its trace's id (32 hex digits), for the run's log line. */
   get traceId(): string {
     return this.#traceId;
   }
-  #taken = false;
 
   constructor(name: string, attributes: Attributes, parent: RunParent) {
     this.#traceId = traceIdOf(parent.requestId);
-    const bucket = pending.get(this.#traceId);
-    if (bucket) bucket.live++;
-    else {
-      while (pending.size >= PENDING_TRACES_MAX) pending.delete(pending.keys().next().value!);
-      pending.set(this.#traceId, { spans: [], live: 1 });
-    }
     const parentContext =
       parent.kind === "root"
         ? context.active()
@@ -90,7 +74,7 @@ export class RunTrace {
             isRemote: true,
           });
     if (parent.kind === "root") fixed.traceId = this.#traceId;
-    this.root = wrap(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parentContext));
+    this.root = wrap(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parentContext), this.#ended);
   }
 
   /** Ends the run's span and hands over every span of its trace that ended so far, for one export. */
@@ -98,20 +82,20 @@ export class RunTrace {
     this.root.end();
     if (this.#taken) return [];
     this.#taken = true;
-    const bucket = pending.get(this.#traceId);
-    if (!bucket) return [];
-    const spans = bucket.spans.splice(0);
-    if (--bucket.live <= 0) pending.delete(this.#traceId);
-    return spans;
+    return this.#ended.splice(0);
   }
 }
 
-function wrap(span: Span): TraceSpan {
-  let ended = false;
+/** A span that joins `ended` when it ends; a span its run never ends is never exported. */
+function wrap(span: Span, ended: ReadableSpan[]): TraceSpan {
+  let done = false;
   return {
     child(name, attributes, options = {}) {
       if (options.spanId) fixed.spanId = options.spanId;
-      return wrap(tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, trace.setSpan(context.active(), span)));
+      return wrap(
+        tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, trace.setSpan(context.active(), span)),
+        ended,
+      );
     },
     set(attributes) {
       span.setAttributes(attributes);
@@ -121,9 +105,11 @@ function wrap(span: Span): TraceSpan {
       span.setStatus({ code: SpanStatusCode.ERROR });
     },
     end() {
-      if (ended) return;
-      ended = true;
+      if (done) return;
+      done = true;
       span.end();
+      // The SDK's Span is also its ReadableSpan.
+      ended.push(span as unknown as ReadableSpan);
     },
   };
 }

@@ -2247,7 +2247,7 @@ export interface components {
        */
       sso_default_role: "admin" | "member";
       max_token_days: number | null;
-      /** @description The team's OTLP collector: its endpoint and the names of its headers; null: none */
+      /** @description The team's OTLP collector: its endpoint and the names of its headers (shown to its admins and the operator; null for members); null: none */
       otlp: {
         endpoint: string;
         header_names: string[];

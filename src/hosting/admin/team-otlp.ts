@@ -32,7 +32,10 @@ export const OtlpSetting = z
 export const OtlpShown = z
   .object({ endpoint: z.string(), header_names: z.array(z.string()) })
   .nullable()
-  .openapi({ description: "The team's OTLP collector: its endpoint and the names of its headers; null: none" });
+  .openapi({
+    description:
+      "The team's OTLP collector: its endpoint and the names of its headers (shown to its admins and the operator; null for members); null: none",
+  });
 
 /** The row fields of a setting, checked and sealed; throws invalid_argument naming the field that is wrong. */
 export async function otlpPatch(

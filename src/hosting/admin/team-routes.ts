@@ -130,7 +130,9 @@ teamRoutes.openapi(
       db,
       listed.map((t) => t.id),
     );
-    return c.json({ teams: listed.map((t) => teamJson(t, domains.get(t.id) ?? [])) }, 200);
+    // A team's collector endpoint may name an account: its admins and the operator see it, members do not.
+    const seesOtlp = principal.kind === "operator" || (principal.kind === "user" && principal.role === "admin");
+    return c.json({ teams: listed.map((t) => teamJson(t, domains.get(t.id) ?? [], seesOtlp)) }, 200);
   },
 );
 
@@ -218,9 +220,14 @@ function teamChange(action: ReturnType<typeof teamActions>[number], team: TeamRo
   if (action === "team.budget") return { from: team.monthlyTokenBudget, to: body.monthly_token_budget };
   if (action === "team.cell_cpu") return { from: team.codeModeCpuMs, to: body.code_mode_cpu_ms };
   // Header names only: their values are secrets.
+  // The endpoint's origin and the header names: a path or a header value may hold a secret.
   if (action === "team.telemetry") {
-    const to = body.otlp ? { endpoint: body.otlp.endpoint, header_names: Object.keys(body.otlp.headers ?? {}) } : null;
-    return { from: otlpJson(team), to };
+    const shown = (endpoint: string, names: string[]) => ({ origin: new URL(endpoint).origin, header_names: names });
+    const from = otlpJson(team);
+    return {
+      from: from && shown(from.endpoint, from.header_names),
+      to: body.otlp ? shown(body.otlp.endpoint, Object.keys(body.otlp.headers ?? {})) : null,
+    };
   }
   return {
     ...(body.sso_domains !== undefined && { sso_domains: { from: oldDomains, to: body.sso_domains } }),
@@ -233,7 +240,7 @@ function teamTarget(team: TeamRow) {
   return { kind: "team", id: team.id, name: team.name };
 }
 
-function teamJson(team: TeamRow, domains: string[]) {
+function teamJson(team: TeamRow, domains: string[], seesOtlp = true) {
   return {
     id: team.id,
     name: team.name,
@@ -242,7 +249,7 @@ function teamJson(team: TeamRow, domains: string[]) {
     sso_domains: domains,
     sso_default_role: team.ssoDefaultRole ?? "member",
     max_token_days: team.maxTokenDays,
-    otlp: otlpJson(team),
+    otlp: seesOtlp ? otlpJson(team) : null,
     created_at: iso(team.createdAtMs),
   };
 }

@@ -109,7 +109,12 @@ function scopeOf(scope: UsageScope, table: { principal: SQLiteColumn; teamId: SQ
 
 function percentilesByModel(rows: { model: string; ttftMs: number | null }[]): Overview["ttft"] {
   const byModel = new Map<string, number[]>();
-  for (const row of rows) if (row.ttftMs !== null) byModel.set(row.model, [...(byModel.get(row.model) ?? []), row.ttftMs]);
+  for (const row of rows) {
+    if (row.ttftMs === null) continue;
+    const values = byModel.get(row.model);
+    if (values) values.push(row.ttftMs);
+    else byModel.set(row.model, [row.ttftMs]);
+  }
   return [...byModel.entries()]
     .map(([model, values]) => {
       const sorted = values.sort((a, b) => a - b);

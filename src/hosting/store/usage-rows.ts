@@ -1,7 +1,7 @@
 // What a finished run spent, into D1 in one batch: the run's row, its provider
 // calls, and its day in the ledger (docs/hosting.md#usage). Best effort: a D1
 // hiccup must not fail a turn the user already saw complete.
-import { eq, sql } from "drizzle-orm";
+import { eq, lt, sql } from "drizzle-orm";
 import { errorKind } from "../../core/log-safe.ts";
 import type { Usage } from "../../provider/types.ts";
 import { d1 } from "./db.ts";
@@ -169,4 +169,12 @@ export async function recordActiveRun(
   } catch (err) {
     console.error("byok-edge: could not record a run as active", run.runId, errorKind(err));
   }
+}
+
+/** Runs recorded as active more than a day ago are over whatever happened to them (a crash, a lost write); the daily cron removes them. */
+export async function pruneActiveRuns(env: { DB: D1Database }, nowMs: number): Promise<void> {
+  await d1(env.DB)
+    .delete(activeRuns)
+    .where(lt(activeRuns.startedAtMs, nowMs - 24 * 3_600_000))
+    .run();
 }

@@ -31,6 +31,8 @@ export const usage = sqliteTable(
     index("usage_by_team").on(t.teamId, t.createdAtMs),
     // The operator's runs and conversations, newest first over every team (docs/hosting.md#runs-api).
     index("usage_by_time").on(t.createdAtMs, t.id),
+    // The metrics' active runs ask whether a run's record exists (docs/telemetry.md#metrics).
+    index("usage_by_run").on(t.runId),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX `usage_by_run` ON `usage` (`run_id`);

@@ -1,10 +1,12 @@
-// The spans of one run (docs/telemetry.md#traces), recorded with OpenTelemetry's own tracer
-// (@opentelemetry/sdk-trace) and kept by the run until it ends, then exported as one
-// batch (otlp-export.ts). Ids are the SDK's random ones, except where another request must
+// The spans of one run (docs/telemetry.md#traces). While the run goes, a span is a plain record
+// (name, attributes, times, children): the turn pays for an object, not for the SDK's attribute
+// checks and ids. When the run ends, after its end-stream, OpenTelemetry's own tracer
+// (@opentelemetry/sdk-trace) makes the spans from the records, with their recorded times, for
+// one export (otlp-export.ts). Ids are the SDK's random ones, except where another request must
 // find a span without asking this one: a run's trace id comes from the request that began the
 // turn, and a tool call's span id from its request and call id, so a subagent's run (a request
 // of its own, maybe in another object) joins its parent's trace under the Task that started it.
-import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace, TraceFlags } from "@opentelemetry/api";
+import { type Attributes, type Context, context, SpanKind, SpanStatusCode, trace, TraceFlags } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { RandomIdGenerator, type ReadableSpan, TracerProvider } from "@opentelemetry/sdk-trace";
 import { fingerprint } from "../core/fingerprint.ts";
@@ -46,72 +48,105 @@ function take(which: "traceId" | "spanId"): string | undefined {
 /** Where a run's span hangs: a new trace of its own, or (a subagent's) under its parent's Task span in the parent's trace. */
 export type RunParent = { kind: "root"; requestId: string } | { kind: "task"; requestId: string; toolCallId: string };
 
+/** A span as the run records it; times in epoch milliseconds (given to the SDK as Dates: it reads a bare number below performance.now() as a performance time). */
+interface SpanRecord {
+  name: string;
+  kind: SpanKind;
+  attributes: Attributes;
+  startMs: number;
+  endMs?: number;
+  errorType?: string;
+  spanId?: string;
+  children: SpanRecord[];
+}
+
 /**
- * One run's spans. Each span the run starts is kept in its own list when it ends (the SDK's span
- * is its ReadableSpan), so a run exports its spans and no other run's, even one in the same
- * trace (a subagent beside its parent), and nothing outlives the run object.
+ * One run's spans, kept by the run's object, so a run exports its spans and no other run's, even
+ * one in the same trace (a subagent beside its parent), and nothing outlives the run object.
  */
 export class RunTrace {
-  readonly #traceId: string;
-  readonly #ended: ReadableSpan[] = [];
+  readonly #parent: RunParent;
+  readonly #root: SpanRecord;
+  #traceId: string | undefined;
   #taken = false;
   readonly root: TraceSpan;
 
   /** Its trace's id (32 hex digits), for the run's log line. */
   get traceId(): string {
+    this.#traceId ??= traceIdOf(this.#parent.requestId);
     return this.#traceId;
   }
 
   constructor(name: string, attributes: Attributes, parent: RunParent) {
-    this.#traceId = traceIdOf(parent.requestId);
-    const parentContext =
-      parent.kind === "root"
-        ? context.active()
-        : trace.setSpanContext(context.active(), {
-            traceId: this.#traceId,
-            spanId: toolSpanId(parent.requestId, parent.toolCallId),
-            traceFlags: TraceFlags.SAMPLED,
-            isRemote: true,
-          });
-    if (parent.kind === "root") fixed.traceId = this.#traceId;
-    this.root = wrap(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parentContext), this.#ended);
+    this.#parent = parent;
+    this.#root = record(name, SpanKind.INTERNAL, attributes);
+    this.root = scope(this.#root);
   }
 
-  /** Ends the run's span and hands over every span of its trace that ended so far, for one export. */
+  /** Ends the run's span and makes the SDK's spans of every record that ended, once, for one export. */
   finish(): ReadableSpan[] {
     this.root.end();
     if (this.#taken) return [];
     this.#taken = true;
-    return this.#ended.splice(0);
+    const parent = this.#parent;
+    const parentContext =
+      parent.kind === "root"
+        ? context.active()
+        : trace.setSpanContext(context.active(), {
+            traceId: this.traceId,
+            spanId: toolSpanId(parent.requestId, parent.toolCallId),
+            traceFlags: TraceFlags.SAMPLED,
+            isRemote: true,
+          });
+    if (parent.kind === "root") fixed.traceId = this.traceId;
+    const ended: ReadableSpan[] = [];
+    make(this.#root, parentContext, ended);
+    return ended;
   }
 }
 
-/** A span that joins `ended` when it ends; a span its run never ends is never exported. */
-function wrap(span: Span, ended: ReadableSpan[]): TraceSpan {
-  let done = false;
+function record(name: string, kind: SpanKind, attributes: Attributes, spanId?: string): SpanRecord {
+  return { name, kind, attributes: { ...attributes }, startMs: Date.now(), children: [], ...(spanId && { spanId }) };
+}
+
+/** A span the run writes to; a span its run never ends is never exported. */
+function scope(span: SpanRecord): TraceSpan {
   return {
     child(name, attributes, options = {}) {
-      if (options.spanId) fixed.spanId = options.spanId;
-      return wrap(
-        tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, trace.setSpan(context.active(), span)),
-        ended,
-      );
+      const child = record(name, options.kind ?? SpanKind.INTERNAL, attributes, options.spanId);
+      span.children.push(child);
+      return scope(child);
     },
     set(attributes) {
-      span.setAttributes(attributes);
+      Object.assign(span.attributes, attributes);
     },
     fail(errorType) {
-      span.setAttribute("error.type", errorType);
-      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.errorType = errorType;
     },
     end() {
-      if (done) return;
-      done = true;
-      span.end();
-      // The SDK's Span is also its ReadableSpan.
-      ended.push(span as unknown as ReadableSpan);
+      span.endMs ??= Date.now();
     },
   };
+}
+
+/** The SDK's span of `span` under `parentContext`, then its children's; the ended ones go to `ended`. */
+function make(span: SpanRecord, parentContext: Context, ended: ReadableSpan[]): void {
+  if (span.spanId) fixed.spanId = span.spanId;
+  const made = tracer.startSpan(
+    span.name,
+    { kind: span.kind, attributes: span.attributes, startTime: new Date(span.startMs) },
+    parentContext,
+  );
+  if (span.errorType !== undefined) {
+    made.setAttribute("error.type", span.errorType);
+    made.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  const under = trace.setSpan(context.active(), made);
+  for (const child of span.children) make(child, under, ended);
+  if (span.endMs === undefined) return;
+  made.end(new Date(span.endMs));
+  // The SDK's Span is also its ReadableSpan.
+  ended.push(made as unknown as ReadableSpan);
 }
 
 /** @internal The trace id of the turn a request began (32 hex digits); exported for the tests. */

@@ -25,6 +25,8 @@ interface Decoded {
         kind: number;
         attributes?: KeyValue[];
         status?: { code?: number };
+        startTimeUnixNano: number | string | Long;
+        endTimeUnixNano: number | string | Long;
       }[];
     }[];
   }[];
@@ -161,6 +163,8 @@ function spansOf(request: Decoded): ReceivedSpan[] {
         kind: span.kind,
         attributes: Object.fromEntries((span.attributes ?? []).map((kv) => [kv.key, anyValueOf(kv.value)])),
         statusCode: span.status?.code ?? 0,
+        startMs: intOf(span.startTimeUnixNano) / 1e6,
+        endMs: intOf(span.endTimeUnixNano) / 1e6,
         service: String(anyValueOf(rs.resource?.attributes?.find((kv) => kv.key === "service.name")?.value) ?? ""),
         scope: ss.scope?.name ?? "",
       })),

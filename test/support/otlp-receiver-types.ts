@@ -12,6 +12,9 @@ export interface ReceivedSpan {
   attributes: Record<string, unknown>;
   /** OTLP's StatusCode: 0 unset, 1 ok, 2 error. */
   statusCode: number;
+  /** Start and end, epoch milliseconds (to the microsecond a double holds). */
+  startMs: number;
+  endMs: number;
   service: string;
   scope: string;
 }

@@ -71,7 +71,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
     spanId: toolSpanId(input.requestId, call.id),
   });
   try {
-    const failed = await runCall(deps, input, call);
+    const failed = await runCall(deps, input, call, span);
     if (failed) span?.fail("tool_error");
   } catch (err) {
     span?.fail(errorTypeOf(err, input.signal.aborted));
@@ -82,7 +82,7 @@ async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart
 }
 
 /** Runs and records one call; true when its result is an error the model sees. */
-async function runCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart): Promise<boolean> {
+async function runCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart, span: SpanScope | undefined): Promise<boolean> {
   const tool = input.tools.find((t) => t.name === call.name);
   const startedAtMs = BigInt(Date.now());
   let result: ToolResult | { content: string; isError: true; card: undefined; images?: undefined };
@@ -112,6 +112,7 @@ async function runCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart): 
           resolveSubagentModel: input.resolveSubagentModel,
           search: input.search,
           readBlob: (id, what) => getClientBlob(deps.channel, id, input.blobTimeoutMs, what),
+          span,
         });
       } catch (err) {
         // A stopped run keeps its execs open so they can be aborted on the client.

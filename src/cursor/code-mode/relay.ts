@@ -11,6 +11,8 @@ import type { RequestChannel } from "../agent/request-channel.ts";
 import { untilAborted } from "../../code-mode/engine/until-aborted.ts";
 import { withIds } from "../agent/tool-round.ts";
 import type { Tool, ToolContext, ToolResult } from "../tools/tool-types.ts";
+import { type SpanScope, toolSpanId } from "../../telemetry/run-trace.ts";
+import { errorTypeOf, toolAttributes, toolSpanName } from "../agent/run-spans.ts";
 
 /** Thrown into a cell's tool promise; the cell sees the message as a string rejection. */
 class CellToolError extends Error {
@@ -68,14 +70,22 @@ export class RunRelay {
     const started = withIds(tool.startedCard(parsed.args, toolCallId), toolCallId, startedAtMs);
     base.emit(updates.toolCallStarted(toolCallId, base.modelCallId, started));
     const signal = AbortSignal.any([cellSignal, this.#ended.signal, this.runSignal]);
+    // A round trip through the client like a direct call's, so it has its span, under the cell's call.
+    const span = base.span?.child(toolSpanName(name), toolAttributes(name, toolCallId, base.conversationId), {
+      spanId: toolSpanId(base.requestId, toolCallId),
+    });
     let result: ToolResult;
     try {
-      result = await untilAborted(tool.run(parsed.args, this.#nestedContext(base, toolCallId, signal)), signal);
+      result = await untilAborted(tool.run(parsed.args, this.#nestedContext(base, toolCallId, signal, span)), signal);
     } catch (err) {
+      span?.fail(errorTypeOf(err, signal.aborted));
+      span?.end();
       this.channel.abortOpenExecs({ includeDetached: true, toolCallId });
       if (!this.runSignal.aborted) base.emit(updates.toolCallCompleted(toolCallId, base.modelCallId, started));
       throw callFailure(name, err, signal);
     }
+    if (result.isError) span?.fail("tool_error");
+    span?.end();
     this.channel.release(toolCallId);
     const card = withIds(result.card, toolCallId, startedAtMs, BigInt(Date.now()));
     base.emit(updates.toolCallCompleted(toolCallId, base.modelCallId, card));
@@ -88,13 +98,13 @@ export class RunRelay {
    * The call's context: its own id and signal; its execs detached, so an interrupted
    * round does not abort them (the cell outlives rounds; its termination aborts them).
    */
-  #nestedContext(base: ToolContext, toolCallId: string, signal: AbortSignal): ToolContext {
+  #nestedContext(base: ToolContext, toolCallId: string, signal: AbortSignal, span: SpanScope | undefined): ToolContext {
     const client = {
       exec: (args: Parameters<RequestChannel["exec"]>[0], options: Parameters<RequestChannel["exec"]>[1] = {}) =>
         this.channel.exec(args, { ...options, detached: true }),
       interaction: (query: Parameters<RequestChannel["interaction"]>[0]) => this.channel.interaction(query),
     };
-    return { ...base, toolCallId, client, signal };
+    return { ...base, toolCallId, client, signal, span };
   }
 }
 

@@ -10,6 +10,9 @@ import { errorTypeOf, runAttributes, runSpanName, usageAttributes } from "../age
 import type { RunPlan } from "./run-request.ts";
 import type { RunSummary } from "./session.ts";
 
+/** How long after its end-stream a run's spans are made and sent. */
+const EXPORT_DELAY_MS = 50;
+
 /** A trace for the run, or none when its spans would have nowhere to go. */
 export function startRunTrace(runId: string, plan: RunPlan, targets: readonly OtlpTarget[]): RunTrace | undefined {
   if (targets.length === 0) return undefined;
@@ -30,11 +33,13 @@ export function startRunTrace(runId: string, plan: RunPlan, targets: readonly Ot
 export async function finishRunTrace(summary: RunSummary, targets: readonly OtlpTarget[]): Promise<void> {
   const trace = summary.trace;
   if (!trace) return;
-  // After the end-stream is written: serializing the spans is CPU the client's last frame must not wait for.
-  await new Promise((resolve) => setTimeout(resolve, 0));
   const { outcome } = summary;
   trace.root.set({ ...usageAttributes(outcome.usage), "byok.run.status": outcome.status });
   if (outcome.status !== "completed") trace.root.fail(outcome.status === "cancelled" ? "cancelled" : errorTypeOf(outcome.error, false));
+  trace.root.end();
+  // Well after the end-stream is written: making, serializing and sending the spans is CPU on the
+  // isolate's one thread, which the last frames still need on their way out (docs/telemetry.md#cost-when-it-fails).
+  await new Promise((resolve) => setTimeout(resolve, EXPORT_DELAY_MS));
   try {
     await exportSpans(trace.finish(), targets);
   } catch {

@@ -11,6 +11,7 @@ import type {
 } from "../../proto/gen/agent/v1/agent_pb.ts";
 import type { ImagePart, ToolDefinition } from "../../provider/types.ts";
 import type { SearchConfig } from "../search/search-types.ts";
+import type { SpanScope } from "../../telemetry/run-trace.ts";
 
 /** The oneof of an ExecServerMessage, e.g. `{ case: "readArgs", value: {...} }`. */
 export type ExecArgs = MessageInitShape<typeof ExecServerMessageSchema>["message"];
@@ -56,6 +57,8 @@ export interface ToolContext {
   search?: SearchConfig;
   /** A blob the client holds (get_blob); rejects with an AppError naming `what` when it cannot be had. */
   readBlob(id: Uint8Array, what: string): Promise<Uint8Array>;
+  /** The call's execute_tool span when the run is traced: a code-mode cell's own tool calls go under it. */
+  span?: SpanScope | undefined;
 }
 
 export interface ToolResult {

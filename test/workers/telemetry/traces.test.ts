@@ -38,7 +38,11 @@ describe("traces of a run", () => {
     const sink = await createSink();
     const { member, teamId, model } = await tracedTeam(sink);
     const auth = { authorization: `Bearer ${member.token}` };
-    const cell = '// @exec: {"yield_time_ms": 5000}\ntext("cell output stays out of traces");';
+    const cell = [
+      '// @exec: {"yield_time_ms": 5000}',
+      'await tools.Read({ path: "/src/secret-file-of-the-cell.ts" });',
+      'text("cell output stays out of traces");',
+    ].join("\n");
     const parent = await createScenario([
       chatToolCalls([
         { id: "read-1", name: "Read", args: ['{"path":"/src/secret-file.ts"}'] },
@@ -69,8 +73,8 @@ describe("traces of a run", () => {
     expect(await reader.end(20_000)).toEqual({});
     expect(reader.text()).toBe(SECRET_ANSWER);
 
-    // Parent: its run, 2 chats, 3 tools; child: its run and 1 chat.
-    const { spans, headers } = await sink.received({ spans: 8 });
+    // Parent: its run, 2 chats, 3 tools and the cell's Read; child: its run and 1 chat.
+    const { spans, headers } = await sink.received({ spans: 9 });
     expect(headers.authorization).toBe("Bearer collector-secret-123");
     const runs = byName(spans, "invoke_agent cursor-agent");
     const subagents = byName(spans, "invoke_agent cursor-subagent");
@@ -107,6 +111,9 @@ describe("traces of a run", () => {
     const tools = spans.filter((s) => s.name.startsWith("execute_tool ") && s.parentSpanId === run.spanId);
     expect(tools.map((t) => t.name).sort()).toEqual(["execute_tool Read", "execute_tool Task", "execute_tool exec"]);
     for (const tool of tools) expect(tool.attributes["gen_ai.operation.name"]).toBe("execute_tool");
+    // The cell's own tool call goes through the client too: its span hangs under the cell's.
+    const exec = tools.find((t) => t.name === "execute_tool exec")!;
+    expect(spans.filter((s) => s.parentSpanId === exec.spanId).map((s) => s.name)).toEqual(["execute_tool Read"]);
 
     // The subagent's run hangs under the parent's Task span, in the parent's trace.
     const task = tools.find((t) => t.name === "execute_tool Task")!;
@@ -115,6 +122,17 @@ describe("traces of a run", () => {
     expect(subagent.traceId).toBe(run.traceId);
     expect(subagent.parentSpanId).toBe(task.spanId);
     expect(spans.filter((s) => s.parentSpanId === subagent.spanId).map((s) => s.name)).toEqual(["chat fake-hosted"]);
+
+    // Each span lies within its parent's time, with its own recorded times.
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    for (const span of spans) {
+      expect(span.endMs).toBeGreaterThanOrEqual(span.startMs);
+      const parent = byId.get(span.parentSpanId);
+      if (!parent) continue;
+      expect(span.startMs).toBeGreaterThanOrEqual(parent.startMs);
+      expect(span.endMs).toBeLessThanOrEqual(parent.endMs);
+    }
+    expect(run.startMs).toBeGreaterThan(Date.now() - 60_000);
 
     // No text of the conversation in any span.
     const everything = JSON.stringify(spans);

@@ -7,10 +7,8 @@ import { z } from "@hono/zod-openapi";
 import { checkCustomHeaders } from "../../provider/upstream-headers.ts";
 import { checkUpstreamUrl } from "../../provider/upstream-url.ts";
 import { teamOtlpOwner } from "../config/telemetry-targets.ts";
-import type { KekEnv } from "../keys/kek.ts";
 import { headerNames, NO_HEADERS, sealHeaders } from "../keys/sealed-headers.ts";
-import { teamDataKey } from "../keys/team-data-key.ts";
-import type { D1Db } from "../store/db.ts";
+import type { TeamDataKey } from "../keys/team-data-key.ts";
 import type { TeamPatch, TeamRow } from "../store/team-rows.ts";
 import { invalidField } from "./admin-errors.ts";
 import { Headers } from "./credential-routes.ts";
@@ -37,27 +35,34 @@ export const OtlpShown = z
       "The team's OTLP collector: its endpoint and the names of its headers (shown to its admins and the operator; null for members); null: none",
   });
 
-/** The row fields of a setting, checked and sealed; throws invalid_argument naming the field that is wrong. */
-export async function otlpPatch(
-  env: KekEnv & { BYOK_ALLOW_PRIVATE_UPSTREAMS?: string },
-  db: D1Db,
-  teamId: string,
-  setting: z.infer<typeof OtlpSetting>,
-): Promise<TeamPatch> {
-  if (setting === null) return { otlpEndpoint: null, otlpSealedHeaders: null, otlpHeaderNamesJson: null };
+/** A setting checked, before anything is sealed; throws invalid_argument naming the field that is wrong. */
+export type CheckedOtlp = { endpoint: string; headers: Record<string, string> } | null;
+
+export function checkOtlp(env: { BYOK_ALLOW_PRIVATE_UPSTREAMS?: string }, setting: z.infer<typeof OtlpSetting>): CheckedOtlp {
+  if (setting === null) return null;
   const urlProblem = checkUpstreamUrl(setting.endpoint, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true");
   if (urlProblem) throw invalidField("body.otlp.endpoint", urlProblem);
   const url = new URL(setting.endpoint);
   if (url.username || url.password) throw invalidField("body.otlp.endpoint", "put credentials in a header, not in the URL");
   const headerProblem = setting.headers ? checkCustomHeaders(setting.headers, { keys: true }) : undefined;
   if (headerProblem) throw invalidField("body.otlp.headers", headerProblem.replace(/^headers: /, ""));
-  const endpoint = setting.endpoint.replace(/\/+$/, "");
-  if (!setting.headers || Object.keys(setting.headers).length === 0) {
-    return { otlpEndpoint: endpoint, otlpSealedHeaders: NO_HEADERS.sealedHeaders, otlpHeaderNamesJson: NO_HEADERS.headerNamesJson };
+  return { endpoint: setting.endpoint.replace(/\/+$/, ""), headers: setting.headers ?? {} };
+}
+
+/** True when the setting has header values to seal under the team's data key. */
+export function otlpNeedsKey(checked: CheckedOtlp): boolean {
+  return checked !== null && Object.keys(checked.headers).length > 0;
+}
+
+/** The row fields of a checked setting; `key`: the team's data key, when it has headers to seal. */
+export async function otlpPatch(teamId: string, checked: CheckedOtlp, key?: TeamDataKey): Promise<TeamPatch> {
+  if (checked === null) return { otlpEndpoint: null, otlpSealedHeaders: null, otlpHeaderNamesJson: null };
+  if (!otlpNeedsKey(checked)) {
+    return { otlpEndpoint: checked.endpoint, otlpSealedHeaders: NO_HEADERS.sealedHeaders, otlpHeaderNamesJson: NO_HEADERS.headerNamesJson };
   }
-  const key = await teamDataKey(env, db, teamId);
-  const sealed = await sealHeaders(key.dataKey, teamOtlpOwner(teamId), setting.headers);
-  return { otlpEndpoint: endpoint, otlpSealedHeaders: sealed.sealedHeaders, otlpHeaderNamesJson: sealed.headerNamesJson };
+  if (!key) throw new Error("otlpPatch: header values to seal need the team's data key");
+  const sealed = await sealHeaders(key.dataKey, teamOtlpOwner(teamId), checked.headers);
+  return { otlpEndpoint: checked.endpoint, otlpSealedHeaders: sealed.sealedHeaders, otlpHeaderNamesJson: sealed.headerNamesJson };
 }
 
 export function otlpJson(team: TeamRow): z.infer<typeof OtlpShown> {

@@ -13,7 +13,8 @@ import { requireOperator, teamReach, within } from "./access.ts";
 import { adminRoutes } from "./admin-context.ts";
 import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
 import { forgetTelemetryTargets } from "../config/telemetry-targets.ts";
-import { OtlpSetting, OtlpShown, otlpJson, otlpPatch } from "./team-otlp.ts";
+import { checkOtlp, OtlpSetting, OtlpShown, otlpJson, otlpNeedsKey, otlpPatch } from "./team-otlp.ts";
+import { withTeamDataKey } from "../keys/team-data-key.ts";
 import { BEARER, displayName, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 const Name = displayName("Platform");
@@ -163,8 +164,8 @@ teamRoutes.openapi(
       ...(body.code_mode_cpu_ms !== undefined && { codeModeCpuMs: body.code_mode_cpu_ms }),
       ...(body.sso_default_role !== undefined && { ssoDefaultRole: body.sso_default_role }),
       ...(body.max_token_days !== undefined && { maxTokenDays: body.max_token_days }),
-      ...(body.otlp !== undefined && (await otlpPatch(c.env, db, team.id, body.otlp))),
     };
+    const otlp = body.otlp === undefined ? undefined : checkOtlp(c.env, body.otlp);
     const domains = body.sso_domains === undefined ? undefined : [...new Set(body.sso_domains)].sort();
     await refuseTakenDomain(db, team.id, domains);
     const oldDomains = await domainsOfTeam(db, team.id);
@@ -177,7 +178,14 @@ teamRoutes.openapi(
     }));
     const [first, ...rest] = recorded;
     const audit = first ? auditEntries(c, now, [first, ...rest]) : [];
-    const updated = await updateTeam(db, team.id, patch, now, audit, domains ? replaceDomains(db, team.id, domains) : []);
+    const before = domains ? replaceDomains(db, team.id, domains) : [];
+    // Header values are sealed under the team's data key: a rotation between sealing and writing means sealing again.
+    const updated =
+      otlp !== undefined && otlpNeedsKey(otlp)
+        ? await withTeamDataKey(c.env, db, team.id, async (key) =>
+            updateTeam(db, team.id, { ...patch, ...(await otlpPatch(team.id, otlp, key)) }, now, audit, before, key.wrapped),
+          )
+        : await updateTeam(db, team.id, { ...patch, ...(otlp !== undefined && (await otlpPatch(team.id, otlp))) }, now, audit, before);
     forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
     if (body.otlp !== undefined) forgetTelemetryTargets();
     if ("conflict" in updated) {

@@ -2,7 +2,8 @@
 // its audit entries in the same batch (docs/hosting.md#audit-log).
 import type { BatchItem } from "drizzle-orm/batch";
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { type AuditEntry, auditInsert } from "./audit-rows.ts";
+import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
+import { STALE_DATA_KEY } from "./data-key-rows.ts";
 import { type D1Db, isUniqueViolation, newId } from "./db.ts";
 import { HOSTED_TEAMS } from "./local-account.ts";
 import { type Role, teams } from "./schema/accounts.ts";
@@ -67,22 +68,43 @@ export async function updateTeam(
   patch: TeamPatch,
   nowMs: number,
   audit: AuditEntry[],
+  before?: BatchItem<"sqlite">[],
+): Promise<{ team: TeamRow } | { conflict: "name" }>;
+/** `sealedUnder`: the wrapped data key the patch's secrets were sealed under; the write holds only while the team still has it. */
+export async function updateTeam(
+  db: D1Db,
+  id: string,
+  patch: TeamPatch,
+  nowMs: number,
+  audit: AuditEntry[],
+  before: BatchItem<"sqlite">[],
+  sealedUnder: string,
+): Promise<{ team: TeamRow } | { conflict: "name" } | typeof STALE_DATA_KEY>;
+export async function updateTeam(
+  db: D1Db,
+  id: string,
+  patch: TeamPatch,
+  nowMs: number,
+  audit: AuditEntry[],
   before: BatchItem<"sqlite">[] = [],
-): Promise<{ team: TeamRow } | { conflict: "name" }> {
+  sealedUnder?: string,
+): Promise<{ team: TeamRow } | { conflict: "name" } | typeof STALE_DATA_KEY> {
   try {
     const update = db
       .update(teams)
       .set({ ...patch, updatedAtMs: nowMs })
-      .where(eq(teams.id, id))
+      .where(and(eq(teams.id, id), sealedUnder === undefined ? undefined : eq(teams.wrappedDataKey, sealedUnder)))
       .returning();
     const [first, ...rest] = audit;
-    const results = await db.batch([...before, update, ...(first ? [auditInsert(db, [first, ...rest])] : [])] as [
+    // Recorded only when the update was made (a stale key's attempt is tried again, and recorded then).
+    const results = await db.batch([...before, update, ...(first ? [auditInsertIfChanged(db, [first, ...rest])] : [])] as [
       BatchItem<"sqlite">,
       ...BatchItem<"sqlite">[],
     ]);
     const [row] = results[before.length] as TeamRow[];
-    if (!row) throw new Error("updateTeam: the team vanished");
-    return { team: row };
+    if (row) return { team: row };
+    if (sealedUnder !== undefined) return STALE_DATA_KEY;
+    throw new Error("updateTeam: the team vanished");
   } catch (err) {
     if (isUniqueViolation(err)) return { conflict: "name" };
     throw err;

@@ -13,6 +13,9 @@ import { teamDataKey, withTeamDataKey } from "../../../src/hosting/keys/team-dat
 import type { AppEnv } from "../../../src/core/env.ts";
 import { Code } from "../../../src/core/errors.ts";
 import { insertCredential } from "../../../src/hosting/store/credential-rows.ts";
+import { teamById, updateTeam } from "../../../src/hosting/store/team-rows.ts";
+import { checkOtlp, otlpPatch } from "../../../src/hosting/admin/team-otlp.ts";
+import { teamOtlpOwner } from "../../../src/hosting/config/telemetry-targets.ts";
 import { STALE_DATA_KEY } from "../../../src/hosting/store/data-key-rows.ts";
 import { d1, newId } from "../../../src/hosting/store/db.ts";
 import { type ApiError, api, expectStatus, teamWithPeople } from "../../support/admin-client.ts";
@@ -217,6 +220,36 @@ describe("data-key rotation", () => {
     };
     expect(await insertCredential(db, row, [testEntry(row.teamId, row.id)], old.wrapped)).toBe(STALE_DATA_KEY);
     expect(await env.DB.prepare("SELECT 1 FROM credentials WHERE id = ?").bind(id).first()).toBeNull();
+  });
+
+  it("refuses a team's collector headers sealed under a data key the team no longer holds, and records nothing of it", async () => {
+    const { team, admin } = await teamWithPeople();
+    await storeCredential(admin.token, "team", `sk-first-${crypto.randomUUID()}`);
+    const db = d1(env.DB);
+    const old = await teamDataKey(secrets, db, team.id);
+    await rotateTeamDataKey(secrets, db, team.id);
+    const setting = checkOtlp({}, { endpoint: "https://collector.example.com", headers: { authorization: "Bearer stale" } });
+    const entry = { ...testEntry(team.id, team.id), action: "team.telemetry" as const, target: { kind: "team" as const, id: team.id } };
+    const patch = await otlpPatch(team.id, setting, old);
+    expect(await updateTeam(db, team.id, patch, Date.now(), [entry], [], old.wrapped)).toBe(STALE_DATA_KEY);
+    expect((await teamById(db, team.id))?.otlpEndpoint).toBeNull();
+    const recorded = await env.DB.prepare("SELECT count(*) AS n FROM audit WHERE team_id = ? AND action = 'team.telemetry'")
+      .bind(team.id)
+      .first<{ n: number }>();
+    expect(recorded?.n).toBe(0);
+    // Through the API the same setting is sealed under the team's current key and opens with it.
+    expectStatus(
+      await api("PATCH", `/api/v1/teams/${team.id}`, {
+        token: admin.token,
+        body: { otlp: { endpoint: "https://collector.example.com", headers: { authorization: "Bearer fresh" } } },
+      }),
+      200,
+    );
+    const current = await teamDataKey(secrets, db, team.id);
+    const stored = await teamById(db, team.id);
+    expect(await openHeaders(current.dataKey, teamOtlpOwner(team.id), stored!.otlpSealedHeaders!)).toEqual({
+      authorization: "Bearer fresh",
+    });
   });
 
   it("finishes a rotation that stopped halfway, and is the operator's alone", async () => {

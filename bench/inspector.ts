@@ -9,6 +9,7 @@ interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
+  columnNumber: number;
 }
 
 interface ProfileNode {
@@ -28,10 +29,10 @@ export interface CpuProfile {
 
 const CALL_TIMEOUT_MS = 15_000;
 
-/** Runs `work` while the worker's isolate is being profiled; the profile is written to `file` (DevTools opens it). */
+/** Runs `work` while the worker's isolate is being profiled; the profile is written to `file` when given (DevTools opens it). */
 export async function profileWhile<T>(
   inspectorPort: number,
-  file: string,
+  file: string | undefined,
   work: () => Promise<T>,
 ): Promise<{ result: T; profile: CpuProfile }> {
   const session = await InspectorSession.open(inspectorPort);
@@ -41,7 +42,7 @@ export async function profileWhile<T>(
     await session.call("Profiler.start");
     const result = await work();
     const { profile } = (await session.call("Profiler.stop")) as { profile: CpuProfile };
-    writeFileSync(file, JSON.stringify(profile));
+    if (file !== undefined) writeFileSync(file, JSON.stringify(profile));
     return { result, profile };
   } finally {
     session.close();

@@ -51,6 +51,7 @@ import { BENCH_REQUEST_TTL_MS, memoryReport } from "./memory.ts";
 import { byFile, profileTable, profileWhile, topFunctions } from "./inspector.ts";
 import { fmt, median, p95, positiveInt, ratio } from "./stats.ts";
 import { routingReport } from "./routing.ts";
+import { devBundleMap } from "./profile-sources.ts";
 import { tracingReport } from "./tracing.ts";
 import { toolRoundReport } from "./tool-round.ts";
 import { turnStartReport } from "./turn-start.ts";
@@ -347,8 +348,17 @@ async function main(): Promise<number> {
       await measured(dev, "routing", () => routingReport({ ...routing, runs: QUICK ? 3 : 20 }));
     }
     if (ONLY.has("tracing")) {
-      const tracing = { baseUrl, server, adminToken, providerBaseUrl: `http://127.0.0.1:${server.port}/v1` };
-      await measured(dev, "tracing", () => tracingReport({ ...tracing, runs: QUICK ? 3 : 40 }));
+      const tracing = {
+        baseUrl,
+        server,
+        adminToken,
+        providerBaseUrl: `http://127.0.0.1:${server.port}/v1`,
+        inspectorPort: dev.inspectorPort,
+        bundleMap: () => devBundleMap(workDir),
+        profileFile: opts.profile === undefined ? undefined : join(opts.profile, "tracing.cpuprofile"),
+      };
+      // Not under measured(): the section takes its own profile.
+      section("tracing", await tracingReport({ ...tracing, runs: QUICK ? 3 : 400, profiledRuns: QUICK ? 3 : 200 }));
     }
     if (ONLY.has("turn-start")) await measured(dev, "turn-start", () => turnStartReport({ ...common, runs: QUICK ? 3 : 20 }));
     if (ONLY.has("tool")) await measured(dev, "tool", () => toolRoundReport({ ...common, runs: QUICK ? 3 : 20 }));

@@ -47,3 +47,21 @@ export async function pool<T, R>(items: T[], limit: number, work: (item: T, inde
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
+
+/**
+ * A 95% bootstrap interval of `q(a) - q(b)` (percentile method, seeded so a run can be repeated):
+ * how far the difference of two quantiles could move from sampling alone.
+ */
+export function differenceInterval(a: number[], b: number[], q: (v: number[]) => number, resamples = 2000): [number, number] {
+  let seed = 0x9e3779b9;
+  const random = () => {
+    // mulberry32: small, fast and good enough to resample with
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const resample = (v: number[]) => v.map(() => v[Math.floor(random() * v.length)]!);
+  const differences = Array.from({ length: resamples }, () => q(resample(a)) - q(resample(b)));
+  return [quantile(differences, 0.025), quantile(differences, 0.975)];
+}

@@ -1,6 +1,7 @@
 // Turns Anthropic Messages stream events into ModelEvents: thinking (with its
 // signatures kept for replay), text and tool calls per content block, one usage,
 // then done. Fed one SSE event at a time.
+import { responseModelOf } from "./response-model.ts";
 import { z } from "zod";
 import { classifyStreamError, ProviderError } from "./failure.ts";
 import { parseEventJson, type SseEvent } from "./sse.ts";
@@ -23,7 +24,7 @@ const EventSchema = z.object({
   type: text,
   index: z.number().int().nonnegative().nullish().catch(undefined),
   message: z
-    .object({ id: text, usage: UsageSchema.nullish().catch(undefined) })
+    .object({ id: text, model: text, usage: UsageSchema.nullish().catch(undefined) })
     .nullish()
     .catch(undefined),
   content_block: z.record(z.string(), z.unknown()).nullish().catch(undefined),
@@ -110,7 +111,7 @@ export class AnthropicStreamParser implements StreamMapper {
     const events: ModelEvent[] = [];
     if (!this.#started && type !== "ping") {
       this.#started = true;
-      events.push({ kind: "start", modelCallId: event.message?.id || crypto.randomUUID() });
+      events.push({ kind: "start", modelCallId: event.message?.id || crypto.randomUUID(), ...responseModelOf(event.message?.model) });
     }
     switch (type) {
       case "message_start":

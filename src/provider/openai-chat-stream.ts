@@ -1,5 +1,6 @@
 // Turns Chat Completions stream chunks into ModelEvents: thinking, text and
 // tool calls by index, one usage, then done. Fed one SSE event at a time.
+import { responseModelOf } from "./response-model.ts";
 import { z } from "zod";
 import { classifyStreamError, ProviderError } from "./failure.ts";
 import { DONE_MARKER, parseEventJson, type SseEvent } from "./sse.ts";
@@ -45,6 +46,7 @@ const ChoiceSchema = z.object({
 
 const ChunkSchema = z.object({
   id: text,
+  model: text,
   error: z.unknown().optional(),
   choices: z.array(ChoiceSchema).nullish().catch(undefined),
   usage: UsageSchema.nullish().catch(undefined),
@@ -116,7 +118,7 @@ export class ChatStreamParser implements StreamMapper {
     const events: ModelEvent[] = [];
     if (!this.#started) {
       this.#started = true;
-      events.push({ kind: "start", modelCallId: chunk.id || crypto.randomUUID() });
+      events.push({ kind: "start", modelCallId: chunk.id || crypto.randomUUID(), ...responseModelOf(chunk.model) });
     }
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue; // we never ask for n > 1

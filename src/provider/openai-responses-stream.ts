@@ -1,6 +1,7 @@
 // Turns Responses API stream events into ModelEvents: thinking from reasoning
 // summaries, text, function calls by output order, the encrypted reasoning items
 // to replay, one usage, then done. Fed one SSE event at a time.
+import { responseModelOf } from "./response-model.ts";
 import { z } from "zod";
 import { classifyStreamError, ProviderError } from "./failure.ts";
 import { isReasoningItem, RESPONSES_PROVIDER, type ReasoningItem } from "./openai-responses-request.ts";
@@ -23,6 +24,7 @@ const UsageSchema = z.object({
 
 const ResponseSchema = z.object({
   id: text,
+  model: text,
   error: z.unknown().optional(),
   incomplete_details: z.object({ reason: text }).nullish().catch(undefined),
   usage: UsageSchema.nullish().catch(undefined),
@@ -130,7 +132,7 @@ export class ResponsesStreamParser implements StreamMapper {
     const events: ModelEvent[] = [];
     if (!this.#started) {
       this.#started = true;
-      events.push({ kind: "start", modelCallId: event.response?.id || crypto.randomUUID() });
+      events.push({ kind: "start", modelCallId: event.response?.id || crypto.randomUUID(), ...responseModelOf(event.response?.model) });
     }
     switch (type) {
       case "response.output_item.added":

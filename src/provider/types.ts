@@ -177,7 +177,8 @@ export interface CountedUsage {
 export type FinishReason = "stop" | "tool_use" | "length" | "refusal";
 
 export type ModelEvent =
-  | { kind: "start"; modelCallId: string }
+  /** `responseModel`: the model the provider says answered (its response's `model`), when it says. */
+  | { kind: "start"; modelCallId: string; responseModel?: string }
   | { kind: "text_delta"; text: string }
   | { kind: "thinking_delta"; text: string }
   | { kind: "thinking_end" }

@@ -244,7 +244,7 @@ async function attemptCall(
       ...counted(timings),
       ...stream.timings(timings),
     });
-    span?.set({ ...usageAttributes(result.usage), ...answeredAttributes(input.model, result.finish) });
+    span?.set({ ...usageAttributes(result.usage), ...answeredAttributes(input.model, result.finish, stream.responseModel) });
     span?.end();
     return result;
   } catch (err) {
@@ -288,6 +288,8 @@ class StreamCollector {
   #answerBytes = 0;
 
   #modelCallId: string;
+  /** The model the provider said answered (docs/telemetry.md#traces), when it said. */
+  responseModel: string | undefined;
 
   constructor(
     readonly emit: (message: AgentServerMessage) => void,
@@ -305,6 +307,7 @@ class StreamCollector {
     switch (event.kind) {
       case "start":
         if (event.modelCallId) this.#modelCallId = event.modelCallId;
+        if (event.responseModel) this.responseModel = event.responseModel;
         return;
       case "thinking_delta":
         this.#ttfrMs ??= Date.now() - this.started;

@@ -91,8 +91,9 @@ export function usageAttributes(usage: Usage): Attributes {
   };
 }
 
-export function answeredAttributes(model: ModelConfig, finish: string): Attributes {
-  return { [ATTR_GEN_AI_RESPONSE_MODEL]: model.model, [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: [finish] };
+/** `responseModel`: what the provider said answered; else the model asked for. */
+export function answeredAttributes(model: ModelConfig, finish: string, responseModel: string | undefined): Attributes {
+  return { [ATTR_GEN_AI_RESPONSE_MODEL]: responseModel ?? model.model, [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: [finish] };
 }
 
 export function toolSpanName(toolName: string): string {

@@ -87,7 +87,7 @@ describe("Anthropic provider streaming", () => {
     // text.sse steps: 0 message_start, 1 block start, 2 ping, 3 "Hel", 4 "lo", 5 block stop, 6 message_delta, 7 message_stop.
     const { scenario, iterator } = await streamOf([withGates(recorded(textStream), { 4: "rest" })]);
 
-    expect((await iterator.next()).value).toEqual({ kind: "start", modelCallId: "msg_01TextStream" });
+    expect((await iterator.next()).value).toEqual({ kind: "start", modelCallId: "msg_01TextStream", responseModel: "claude-sonnet-4-5" });
     expect((await iterator.next()).value).toEqual({ kind: "text_delta", text: "Hel" });
     await scenario.reached("rest");
     await scenario.release("rest");
@@ -104,7 +104,7 @@ describe("Anthropic provider streaming", () => {
     const events = await collect(remaining(iterator));
 
     expect(events).toEqual([
-      { kind: "start", modelCallId: "msg_01ThinkTool" },
+      { kind: "start", modelCallId: "msg_01ThinkTool", responseModel: "claude-sonnet-4-5" },
       { kind: "thinking_delta", text: "The user wants the files. " },
       { kind: "thinking_delta", text: "I will call ls." },
       { kind: "thinking_end" },
@@ -462,7 +462,7 @@ describe("Anthropic provider failures", () => {
     const { iterator } = await streamOf([recorded(overloadedStream)]);
     const { events, error } = await collectUntilFailure(iterator);
     expect(events).toEqual([
-      { kind: "start", modelCallId: "msg_01Overloaded" },
+      { kind: "start", modelCallId: "msg_01Overloaded", responseModel: "claude-sonnet-4-5" },
       { kind: "text_delta", text: "Hal" },
     ]);
     expect(error).toBeInstanceOf(ProviderError);

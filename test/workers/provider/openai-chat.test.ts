@@ -46,7 +46,7 @@ describe("OpenAI Chat provider streaming", () => {
 
   it("uses the chunk id as the model call id", async () => {
     const { iterator } = await streamOf([chatText(["hi"], { id: "chatcmpl-abc" })]);
-    expect((await iterator.next()).value).toEqual({ kind: "start", modelCallId: "chatcmpl-abc" });
+    expect((await iterator.next()).value).toEqual({ kind: "start", modelCallId: "chatcmpl-abc", responseModel: "fake" });
   });
 
   it("turns reasoning_content into thinking deltas that end before the text", async () => {

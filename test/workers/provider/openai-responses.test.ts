@@ -58,7 +58,7 @@ describe("OpenAI Responses provider streaming", () => {
       .completed();
     const { scenario, iterator } = await streamOf([stream.response()]);
 
-    expect((await iterator.next()).value).toEqual({ kind: "start", modelCallId: stream.id });
+    expect((await iterator.next()).value).toEqual({ kind: "start", modelCallId: stream.id, responseModel: "fake-responses-1" });
     expect((await iterator.next()).value).toEqual({ kind: "text_delta", text: "Hel" });
     await scenario.reached("rest");
     await scenario.release("rest");
@@ -72,7 +72,7 @@ describe("OpenAI Responses provider streaming", () => {
 
   it("uses the response id as the model call id", async () => {
     const events = await eventsOf(responsesText(["hi"], { id: "resp_abc123" }));
-    expect(events[0]).toEqual({ kind: "start", modelCallId: "resp_abc123" });
+    expect(events[0]).toEqual({ kind: "start", modelCallId: "resp_abc123", responseModel: "fake-responses-1" });
   });
 
   it("turns reasoning summary deltas into thinking that ends before the text", async () => {

@@ -22,6 +22,8 @@ export type RunPlan = Omit<RunInput, "runId" | "signal" | "control" | "queued" |
   teamId: string | null;
   /** A subagent's: the parent's request and Task call, where its trace hangs (docs/telemetry.md#traces). */
   parent?: { requestId: string; toolCallId: string };
+  /** A subagent's run (x-parent-* headers or a subagent_type_name): its tools, and its span's name. */
+  subagent: boolean;
 };
 
 export interface RunRequestContext {
@@ -56,6 +58,7 @@ export function planRun(
       requestId: context.requestId,
       conversationId: context.conversationId,
       ...(context.parent && { parent: context.parent }),
+      subagent,
       model: model.model,
       action: action.action,
       tools: offeredTools(subagent ? SUBAGENT_TOOLS : AGENT_TOOLS, { webSearch: search !== undefined }),

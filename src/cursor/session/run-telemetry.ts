@@ -23,7 +23,7 @@ export function startRunTrace(runId: string, plan: RunPlan, targets: readonly Ot
     principal: plan.principal,
     teamId: plan.teamId,
     model: plan.model,
-    subagent: plan.parent !== undefined,
+    subagent: plan.subagent,
   };
   const parent = plan.parent ? { kind: "task" as const, ...plan.parent } : { kind: "root" as const, requestId: plan.requestId };
   return new RunTrace(runSpanName(run), runAttributes(run), parent);

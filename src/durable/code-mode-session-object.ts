@@ -18,6 +18,8 @@ import { errorKind } from "../core/log-safe.ts";
 import { HostSessionStore } from "../code-mode/store/host-session-store.ts";
 import { limitsFor } from "../hosting/limits/principal-limits.ts";
 import { recordCellUsage } from "../hosting/store/usage-rows.ts";
+import { telemetryTargetsFor } from "../hosting/config/telemetry-targets.ts";
+import { traceCell } from "../code-mode/host/cell-trace.ts";
 
 export class CodeModeSessionObject extends DurableObject<AppEnv> {
   readonly #store: HostSessionStore;
@@ -57,7 +59,14 @@ export class CodeModeSessionObject extends DurableObject<AppEnv> {
       clearStorage: () => this.#clearStorage(),
       admissionFor: (principal, teamId) => limitsFor(env, { id: principal, teamId: teamId ?? null }),
       runnerWithCpu: (cpuMs) => cellRunnerFor(env, cpuMs),
-      recordCell: ({ principal, teamId, wallMs }) => ctx.waitUntil(recordCellUsage(env.DB, { principal, teamId: teamId ?? null, wallMs })),
+      recordCell: (cell) => {
+        ctx.waitUntil(recordCellUsage(env.DB, { principal: cell.principal, teamId: cell.teamId ?? null, wallMs: cell.wallMs }));
+        ctx.waitUntil(
+          telemetryTargetsFor(env, cell.teamId ?? null)
+            .then((targets) => traceCell(cell, targets))
+            .catch(() => {}), // the targets are read best effort too: a cell never fails for its span
+        );
+      },
     });
     this.#serve = codeModeFetchHandler(sessionService(this.#directory), { grpcWeb: false });
   }

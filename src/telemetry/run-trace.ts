@@ -77,9 +77,11 @@ export class RunTrace {
     return this.#traceId;
   }
 
-  constructor(name: string, attributes: Attributes, parent: RunParent) {
+  /** `startMs`: when the run began, if before now (a code-mode cell traced when it stopped). */
+  constructor(name: string, attributes: Attributes, parent: RunParent, { startMs }: { startMs?: number } = {}) {
     this.#parent = parent;
     this.#root = record(name, SpanKind.INTERNAL, attributes);
+    if (startMs !== undefined) this.#root.startMs = Math.min(startMs, this.#root.startMs);
     this.root = scope(this.#root);
   }
 

@@ -4,6 +4,7 @@
 // object's storage exists only while it serves a session: tables are made by the
 // OpenSession, and everything goes (alarm included) once no session is left, because a
 // retired session's values can never be reached again.
+import type { StoppedCell } from "./cell-trace.ts";
 import { CodeModeSession } from "../engine/session.ts";
 import type { CellRunner } from "../engine/runner.ts";
 import type { SessionLimits } from "../engine/engine-types.ts";
@@ -25,8 +26,8 @@ export interface SessionDirectoryOptions {
   admissionFor?(principal: string, teamId: string | undefined): CellAdmission | undefined;
   /** Cells on another CPU limit than the runner's, for a team that set one. */
   runnerWithCpu?(cpuMs: number): CellRunner;
-  /** Records a cell of the session's principal in usage. */
-  recordCell?(cell: { principal: string; teamId: string | undefined; wallMs: number }): void;
+  /** A cell of the session's principal stopped: for usage and its span. */
+  recordCell?(cell: StoppedCell): void;
 }
 
 export class SessionDirectory {
@@ -62,7 +63,7 @@ export class SessionDirectory {
       sessionId,
       engine,
       ...(admission && { admission }),
-      onCellUsage: (wallMs) => this.#options.recordCell?.({ principal, teamId, wallMs }),
+      onCellUsage: ({ cellId, wallMs }) => this.#options.recordCell?.({ sessionId, cellId, principal, teamId, wallMs }),
       onRetire: () => {
         this.#sessions.delete(sessionId);
         store.closeSession(sessionId);

@@ -11,8 +11,6 @@ import {
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
   ATTR_GEN_AI_RESPONSE_MODEL,
-  ATTR_GEN_AI_TOOL_CALL_ID,
-  ATTR_GEN_AI_TOOL_NAME,
   ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
@@ -94,19 +92,6 @@ export function usageAttributes(usage: Usage): Attributes {
 /** `responseModel`: what the provider said answered; else the model asked for. */
 export function answeredAttributes(model: ModelConfig, finish: string, responseModel: string | undefined): Attributes {
   return { [ATTR_GEN_AI_RESPONSE_MODEL]: responseModel ?? model.model, [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: [finish] };
-}
-
-export function toolSpanName(toolName: string): string {
-  return `execute_tool ${toolName}`;
-}
-
-export function toolAttributes(toolName: string, toolCallId: string, conversationId: string): Attributes {
-  return {
-    [ATTR_GEN_AI_OPERATION_NAME]: "execute_tool",
-    [ATTR_GEN_AI_TOOL_NAME]: toolName,
-    [ATTR_GEN_AI_TOOL_CALL_ID]: toolCallId,
-    [ATTR_GEN_AI_CONVERSATION_ID]: conversationId,
-  };
 }
 
 /**

@@ -15,7 +15,8 @@ import type { Tool, ToolResult, ToolSessionState } from "../tools/tool-types.ts"
 import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
 import { getClientBlob } from "./client-blob.ts";
 import { type SpanScope, toolSpanId } from "../../telemetry/run-trace.ts";
-import { errorTypeOf, toolAttributes, toolSpanName } from "./run-spans.ts";
+import { errorTypeOf } from "./run-spans.ts";
+import { toolAttributes, toolSpanName } from "../../telemetry/tool-spans.ts";
 
 export interface RoundDeps {
   store: ConversationStore;

@@ -12,7 +12,8 @@ import { untilAborted } from "../../code-mode/engine/until-aborted.ts";
 import { withIds } from "../agent/tool-round.ts";
 import type { Tool, ToolContext, ToolResult } from "../tools/tool-types.ts";
 import { type SpanScope, toolSpanId } from "../../telemetry/run-trace.ts";
-import { errorTypeOf, toolAttributes, toolSpanName } from "../agent/run-spans.ts";
+import { errorTypeOf } from "../agent/run-spans.ts";
+import { toolAttributes, toolSpanName } from "../../telemetry/tool-spans.ts";
 
 /** Thrown into a cell's tool promise; the cell sees the message as a string rejection. */
 class CellToolError extends Error {

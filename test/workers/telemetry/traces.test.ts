@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { toolSpanId, traceIdOf } from "../../../src/telemetry/run-trace.ts";
 import { api, expectStatus, type Member, teamWithPeople } from "../../support/admin-client.ts";
 import { startTurn } from "../../support/cursor-client.ts";
+import { codeModeClient, collect, openLease } from "../../support/code-mode-host.ts";
 import { readSuccess, subagentSuccess } from "../../support/exec-replies.ts";
 import { chatText, chatToolCalls, createScenario } from "../../support/fake-provider.ts";
 import { createSink, type ReceivedSpan, type Sink } from "../../support/otlp-receiver.ts";
@@ -165,6 +166,37 @@ describe("traces of a run", () => {
     const run = spans.find((s) => s.name.startsWith("invoke_agent"))!;
     expect(run.statusCode).toBe(2);
     expect(run.attributes["byok.run.status"]).toBe("failed");
+  });
+
+  it("sends each cell of a standalone code-mode session as an execute_tool span, the session's cells in one trace, with no code", async () => {
+    const sink = await createSink();
+    const { member, teamId } = await tracedTeam(sink);
+    const client = codeModeClient({ token: member.token });
+    const { sessionId } = await openLease(client);
+    for (const executionId of ["first", "second"]) {
+      const events = await collect(
+        client.execute({ sessionId, executionId, toolCallId: "c", source: 'text("a cell nobody may trace")', yieldTimeMs: 10_000n }),
+      );
+      expect(events[1]?.case).toBe("outcome");
+    }
+    const { spans } = await sink.received({ spans: 2 });
+    expect(spans.map((s) => s.name)).toEqual(["execute_tool exec", "execute_tool exec"]);
+    for (const span of spans) {
+      expect(span.traceId).toBe(traceIdOf(`code-mode-session:${sessionId}`));
+      expect(span.parentSpanId).toBe("");
+      expect(span.endMs).toBeGreaterThanOrEqual(span.startMs);
+      expect(span.attributes).toMatchObject({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "exec",
+        "gen_ai.conversation.id": sessionId,
+        "user.id": member.user.id,
+        "byok.team.id": teamId,
+        "byok.code_mode.session.id": sessionId,
+      });
+    }
+    expect(new Set(spans.map((s) => s.attributes["gen_ai.tool.call.id"])).size).toBe(2);
+    expect(JSON.stringify(spans)).not.toContain("nobody may trace");
+    await client.closeSession({ sessionId });
   });
 
   for (const mode of ["fail", "hang"] as const) {

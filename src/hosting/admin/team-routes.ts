@@ -15,6 +15,7 @@ import { auditEntries, type Recorded, recordsDenial } from "./audit-context.ts";
 import { forgetTelemetryTargets } from "../config/telemetry-targets.ts";
 import { checkOtlp, OtlpSetting, OtlpShown, otlpJson, otlpNeedsKey, otlpPatch } from "./team-otlp.ts";
 import { withTeamDataKey } from "../keys/team-data-key.ts";
+import { stillSealedUnder } from "../store/data-key-rows.ts";
 import { BEARER, displayName, errorResponses, idParam, iso, json, jsonBody, Timestamp } from "./schemas.ts";
 
 const Name = displayName("Platform");
@@ -178,14 +179,23 @@ teamRoutes.openapi(
     }));
     const [first, ...rest] = recorded;
     const audit = first ? auditEntries(c, now, [first, ...rest]) : [];
-    const before = domains ? replaceDomains(db, team.id, domains) : [];
-    // Header values are sealed under the team's data key: a rotation between sealing and writing means sealing again.
+    // Header values are sealed under the team's data key: a rotation between sealing and writing
+    // means sealing again, and nothing of the attempt (its domains included) is written.
     const updated =
       otlp !== undefined && otlpNeedsKey(otlp)
-        ? await withTeamDataKey(c.env, db, team.id, async (key) =>
-            updateTeam(db, team.id, { ...patch, ...(await otlpPatch(team.id, otlp, key)) }, now, audit, before, key.wrapped),
-          )
-        : await updateTeam(db, team.id, { ...patch, ...(otlp !== undefined && (await otlpPatch(team.id, otlp))) }, now, audit, before);
+        ? await withTeamDataKey(c.env, db, team.id, async (key) => {
+            const sealed = await otlpPatch(team.id, otlp, key);
+            const before = domains ? replaceDomains(db, team.id, domains, stillSealedUnder(team.id, key.wrapped)) : [];
+            return updateTeam(db, team.id, { ...patch, ...sealed }, now, audit, before, key.wrapped);
+          })
+        : await updateTeam(
+            db,
+            team.id,
+            { ...patch, ...(otlp !== undefined && (await otlpPatch(team.id, otlp))) },
+            now,
+            audit,
+            domains ? replaceDomains(db, team.id, domains) : [],
+          );
     forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
     if (body.otlp !== undefined) forgetTelemetryTargets();
     if ("conflict" in updated) {

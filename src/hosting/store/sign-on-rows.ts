@@ -2,7 +2,7 @@
 // people an email names, the OIDC attempts in flight and the connector's grants, each attempt and
 // grant taken once (deleted as it is read, so a replay finds nothing).
 import type { BatchItem } from "drizzle-orm/batch";
-import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { type AuditEntry, auditInsert } from "./audit-rows.ts";
 import { type D1Db, isUniqueViolation } from "./db.ts";
 import { teams, tokens, users } from "./schema/accounts.ts";
@@ -40,9 +40,17 @@ export async function domainTakenElsewhere(db: D1Db, teamId: string, domains: st
  * The statements that make these a team's domains, for the batch of the team's update: a domain
  * another team took meanwhile fails the whole batch (the primary key), so two teams never share one.
  */
-export function replaceDomains(db: D1Db, teamId: string, domains: string[]): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
-  const remove = db.delete(ssoDomains).where(eq(ssoDomains.teamId, teamId));
-  return domains.length === 0 ? [remove] : [remove, db.insert(ssoDomains).values(domains.map((domain) => ({ domain, teamId })))];
+/** `onlyIf`: a condition both statements hold to (a patch's sealed write: the team still has that data key). */
+export function replaceDomains(db: D1Db, teamId: string, domains: string[], onlyIf?: SQL): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
+  const remove = db.delete(ssoDomains).where(and(eq(ssoDomains.teamId, teamId), onlyIf));
+  if (domains.length === 0) return [remove];
+  if (!onlyIf) return [remove, db.insert(ssoDomains).values(domains.map((domain) => ({ domain, teamId })))];
+  // Columns in the table's order: domain, team_id.
+  const rows = sql.join(
+    domains.map((domain) => sql`SELECT ${domain}, ${teamId} WHERE ${onlyIf}`),
+    sql` UNION ALL `,
+  );
+  return [remove, db.insert(ssoDomains).select(rows)];
 }
 
 /** The team that lists a domain, with its sign-on settings. */

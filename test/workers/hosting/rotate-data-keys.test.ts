@@ -16,7 +16,8 @@ import { insertCredential } from "../../../src/hosting/store/credential-rows.ts"
 import { teamById, updateTeam } from "../../../src/hosting/store/team-rows.ts";
 import { checkOtlp, otlpPatch } from "../../../src/hosting/admin/team-otlp.ts";
 import { teamOtlpOwner } from "../../../src/hosting/config/telemetry-targets.ts";
-import { STALE_DATA_KEY } from "../../../src/hosting/store/data-key-rows.ts";
+import { STALE_DATA_KEY, stillSealedUnder } from "../../../src/hosting/store/data-key-rows.ts";
+import { replaceDomains } from "../../../src/hosting/store/sign-on-rows.ts";
 import { d1, newId } from "../../../src/hosting/store/db.ts";
 import { type ApiError, api, expectStatus, teamWithPeople } from "../../support/admin-client.ts";
 import { BASE } from "../../support/cursor-client.ts";
@@ -222,7 +223,7 @@ describe("data-key rotation", () => {
     expect(await env.DB.prepare("SELECT 1 FROM credentials WHERE id = ?").bind(id).first()).toBeNull();
   });
 
-  it("refuses a team's collector headers sealed under a data key the team no longer holds, and records nothing of it", async () => {
+  it("refuses a team patch sealed under a data key the team no longer holds: neither its collector headers nor its domains are written, nothing is recorded", async () => {
     const { team, admin } = await teamWithPeople();
     await storeCredential(admin.token, "team", `sk-first-${crypto.randomUUID()}`);
     const db = d1(env.DB);
@@ -231,8 +232,11 @@ describe("data-key rotation", () => {
     const setting = checkOtlp({}, { endpoint: "https://collector.example.com", headers: { authorization: "Bearer stale" } });
     const entry = { ...testEntry(team.id, team.id), action: "team.telemetry" as const, target: { kind: "team" as const, id: team.id } };
     const patch = await otlpPatch(team.id, setting, old);
-    expect(await updateTeam(db, team.id, patch, Date.now(), [entry], [], old.wrapped)).toBe(STALE_DATA_KEY);
+    const domain = `stale-${crypto.randomUUID()}.example.com`;
+    const domains = replaceDomains(db, team.id, [domain], stillSealedUnder(team.id, old.wrapped));
+    expect(await updateTeam(db, team.id, patch, Date.now(), [entry], domains, old.wrapped)).toBe(STALE_DATA_KEY);
     expect((await teamById(db, team.id))?.otlpEndpoint).toBeNull();
+    expect(await env.DB.prepare("SELECT 1 FROM sso_domains WHERE domain = ?").bind(domain).first()).toBeNull();
     const recorded = await env.DB.prepare("SELECT count(*) AS n FROM audit WHERE team_id = ? AND action = 'team.telemetry'")
       .bind(team.id)
       .first<{ n: number }>();
@@ -250,6 +254,11 @@ describe("data-key rotation", () => {
     expect(await openHeaders(current.dataKey, teamOtlpOwner(team.id), stored!.otlpSealedHeaders!)).toEqual({
       authorization: "Bearer fresh",
     });
+    // With domains in the same patch (the operator's), they are written under the same condition, and are.
+    const fresh = `fresh-${crypto.randomUUID()}.example.com`;
+    const otlp = { endpoint: "https://collector.example.com", headers: { authorization: "Bearer again" } };
+    expectStatus(await api("PATCH", `/api/v1/teams/${team.id}`, { body: { otlp, sso_domains: [fresh] } }), 200);
+    expect(await env.DB.prepare("SELECT team_id FROM sso_domains WHERE domain = ?").bind(fresh).first()).toEqual({ team_id: team.id });
   });
 
   it("finishes a rotation that stopped halfway, and is the operator's alone", async () => {

@@ -2,17 +2,21 @@
 // In `wrangler dev` the worker is one bundle (worker.js); its source map says which of the project's
 // files, or which package, a profiled function was written in, so a sample can be charged to a part
 // of the code wherever the bundle placed it.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
 import type { CpuProfile } from "./inspector.ts";
 
-/** The source map of the bundle wrangler dev serves from the project snapshot in `workDir` (e2e/support/wrangler-dev.ts). */
+/** The source map of the bundle wrangler dev serves from the project snapshot in `workDir` (e2e/support/wrangler-dev.ts): its newest. */
 export function devBundleMap(workDir: string): string {
   const tmp = join(workDir, "project", ".wrangler", "tmp");
-  const dev = readdirSync(tmp).find((entry) => entry.startsWith("dev-"));
-  if (!dev) throw new Error(`no wrangler dev bundle under ${tmp}`);
-  return join(tmp, dev, "worker.js.map");
+  const maps = readdirSync(tmp)
+    .filter((entry) => entry.startsWith("dev-"))
+    .map((entry) => join(tmp, entry, "worker.js.map"))
+    .filter((file) => existsSync(file));
+  const newest = maps.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (!newest) throw new Error(`no wrangler dev bundle under ${tmp}`);
+  return newest;
 }
 
 /** A frame as the classifier sees it: the function's name and the source file it was written in (or its URL). */
@@ -24,7 +28,8 @@ export interface SourceFrame {
 /**
  * Sample time (ms) per category. A sample's category is the highest-ranked one that `classify`
  * gives any frame of its stack (so a library called from tracing code counts as tracing); 0 is
- * "none". Samples outside JavaScript ((idle), (program), (garbage collector)) are counted apart.
+ * "none". `busyMs` is every sample but (idle); (program) and (garbage collector) have no stack
+ * of ours, so they count as busy and go to category 0.
  */
 export function timeByCategory(
   profile: CpuProfile,

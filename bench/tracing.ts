@@ -33,8 +33,7 @@ const EXPORT = 2;
 function tracingPart({ functionName, source }: SourceFrame): number {
   // Log lines are written whether a run is traced or not (and, in wrangler dev, cost a console write each).
   if (source.includes("src/telemetry/log-line.ts") || functionName === "logRunEnd") return NONE;
-  if (source.includes("src/telemetry/otlp-export.ts") || (source.includes("run-telemetry.ts") && functionName === "finishRunTrace"))
-    return EXPORT;
+  if (/src\/telemetry\/(send-trace|otlp-export)\.ts/.test(source)) return EXPORT;
   if (
     /src\/telemetry\/|src\/cursor\/agent\/run-spans\.ts|src\/cursor\/session\/run-telemetry\.ts|node_modules\/@opentelemetry\//.test(source)
   )

@@ -116,7 +116,9 @@ export class ChatStreamParser implements StreamMapper {
     const chunk = parsed.data;
     if (chunk.error !== undefined && chunk.error !== null) throw classifyStreamError(chunk.error, this.#secrets);
     const events: ModelEvent[] = [];
-    if (!this.#started) {
+    // Started by the first chunk that says something: Azure's first one carries only the prompt's
+    // filter results, with no id or model.
+    if (!this.#started && (chunk.choices?.length || chunk.usage)) {
       this.#started = true;
       events.push({ kind: "start", modelCallId: chunk.id || crypto.randomUUID(), ...responseModelOf(chunk.model) });
     }

@@ -23,7 +23,8 @@ export interface TraceSpan extends SpanScope {
   set(attributes: Attributes): void;
   /** Marks the span failed with its `error.type` (a kind, never a message: messages may quote the prompt). */
   fail(errorType: string): void;
-  end(): void;
+  /** `atMs`: when it ended, if before now (epoch ms). */
+  end(atMs?: number): void;
 }
 
 /** The next id the tracer hands out, when a caller fixed it; the SDK starts a span synchronously, so nothing comes between. */
@@ -45,8 +46,14 @@ function take(which: "traceId" | "spanId"): string | undefined {
   return id;
 }
 
-/** Where a run's span hangs: a new trace of its own, or (a subagent's) under its parent's Task span in the parent's trace. */
-export type RunParent = { kind: "root"; requestId: string } | { kind: "task"; requestId: string; toolCallId: string };
+/**
+ * Where a run's span hangs: a new trace of its own, or (a subagent's) under its parent's Task span
+ * in the parent's trace; a standalone code-mode cell's, as a root in its session's trace.
+ */
+export type RunParent =
+  | { kind: "root"; requestId: string }
+  | { kind: "task"; requestId: string; toolCallId: string }
+  | { kind: "session"; sessionId: string };
 
 /** A span as the run records it; times in epoch milliseconds (given to the SDK as Dates: it reads a bare number below performance.now() as a performance time). */
 interface SpanRecord {
@@ -73,7 +80,8 @@ export class RunTrace {
 
   /** Its trace's id (32 hex digits), for the run's log line. */
   get traceId(): string {
-    this.#traceId ??= traceIdOf(this.#parent.requestId);
+    const parent = this.#parent;
+    this.#traceId ??= parent.kind === "session" ? sessionTraceIdOf(parent.sessionId) : traceIdOf(parent.requestId);
     return this.#traceId;
   }
 
@@ -92,7 +100,7 @@ export class RunTrace {
     this.#taken = true;
     const parent = this.#parent;
     const parentContext =
-      parent.kind === "root"
+      parent.kind !== "task"
         ? context.active()
         : trace.setSpanContext(context.active(), {
             traceId: this.traceId,
@@ -100,7 +108,7 @@ export class RunTrace {
             traceFlags: TraceFlags.SAMPLED,
             isRemote: true,
           });
-    if (parent.kind === "root") fixed.traceId = this.traceId;
+    if (parent.kind !== "task") fixed.traceId = this.traceId;
     const ended: ReadableSpan[] = [];
     make(this.#root, parentContext, ended);
     return ended;
@@ -125,8 +133,8 @@ function scope(span: SpanRecord): TraceSpan {
     fail(errorType) {
       span.errorType = errorType;
     },
-    end() {
-      span.endMs ??= Date.now();
+    end(atMs) {
+      span.endMs ??= Math.max(span.startMs, atMs ?? Date.now());
     },
   };
 }
@@ -154,6 +162,11 @@ function make(span: SpanRecord, parentContext: Context, ended: ReadableSpan[]): 
 /** @internal The trace id of the turn a request began (32 hex digits); exported for the tests. */
 export function traceIdOf(requestId: string): string {
   return fingerprint(`byok-edge trace\u0000${requestId}`, 32);
+}
+
+/** @internal The trace id of a standalone code-mode session's cells (32 hex digits); exported for the tests. */
+export function sessionTraceIdOf(sessionId: string): string {
+  return fingerprint(`byok-edge code-mode trace\u0000${sessionId}`, 32);
 }
 
 /** The span id of one tool call of a request (16 hex digits): a subagent started by it hangs under it. */

@@ -8,6 +8,7 @@ import {
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_NAME,
 } from "@opentelemetry/semantic-conventions/incubating";
+import { type SpanScope, type TraceSpan, toolSpanId } from "./run-trace.ts";
 
 export function toolSpanName(toolName: string): string {
   return `execute_tool ${toolName}`;
@@ -21,4 +22,14 @@ export function toolAttributes(toolName: string, toolCallId: string, conversatio
     [ATTR_GEN_AI_TOOL_CALL_ID]: toolCallId,
     [ATTR_GEN_AI_CONVERSATION_ID]: conversationId,
   };
+}
+
+/** A tool call's span under `scope`; its id fixed by request and call, so a subagent the call starts hangs under it. */
+export function toolCallSpan(
+  scope: SpanScope | undefined,
+  call: { name: string; id: string; requestId: string; conversationId: string },
+): TraceSpan | undefined {
+  return scope?.child(toolSpanName(call.name), toolAttributes(call.name, call.id, call.conversationId), {
+    spanId: toolSpanId(call.requestId, call.id),
+  });
 }

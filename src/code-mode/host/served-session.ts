@@ -55,7 +55,7 @@ export interface ServedSessionOptions {
   /** A hosted user's limits: each cell is a run while its isolate runs (docs/hosting.md#limits); none for "local". */
   admission?: CellAdmission;
   /** A cell's isolate stopped, `wallMs` after its Execute arrived: for the usage ledger. */
-  onCellUsage?(cell: { cellId: string; wallMs: number }): void;
+  onCellUsage?(cell: { cellId: string; stoppedAtMs: number; wallMs: number }): void;
 }
 
 /** Admits a cell as a run of its user (requests_per_minute, max_concurrent_runs) and frees its slot when it stops. */
@@ -108,7 +108,7 @@ export class ServedSession {
     const startedAt = this.#startedAt.get(cellId);
     if (startedAt !== undefined) {
       this.#startedAt.delete(cellId);
-      this.#options.onCellUsage?.({ cellId, wallMs: performance.now() - startedAt });
+      this.#options.onCellUsage?.({ cellId, stoppedAtMs: Date.now(), wallMs: performance.now() - startedAt });
     }
     const runId = this.#admitted.get(cellId);
     if (runId === undefined) return;

@@ -63,7 +63,7 @@ export class SessionDirectory {
       sessionId,
       engine,
       ...(admission && { admission }),
-      onCellUsage: ({ cellId, wallMs }) => this.#options.recordCell?.({ sessionId, cellId, principal, teamId, wallMs }),
+      onCellUsage: (cell) => this.#options.recordCell?.({ ...cell, sessionId, principal, teamId }),
       onRetire: () => {
         this.#sessions.delete(sessionId);
         store.closeSession(sessionId);

@@ -14,9 +14,9 @@ import type { RequestChannel } from "./request-channel.ts";
 import type { Tool, ToolResult, ToolSessionState } from "../tools/tool-types.ts";
 import { INTERRUPTED_TOOL_RESULT } from "./history-projection.ts";
 import { getClientBlob } from "./client-blob.ts";
-import { type SpanScope, toolSpanId } from "../../telemetry/run-trace.ts";
+import type { SpanScope } from "../../telemetry/run-trace.ts";
 import { errorTypeOf } from "./run-spans.ts";
-import { toolAttributes, toolSpanName } from "../../telemetry/tool-spans.ts";
+import { toolCallSpan } from "../../telemetry/tool-spans.ts";
 
 export interface RoundDeps {
   store: ConversationStore;
@@ -68,9 +68,7 @@ export async function runToolRound(deps: RoundDeps, input: RoundInput): Promise<
 
 /** One call, in its execute_tool span: its id is fixed by the request and call, so a subagent the call starts hangs under it. */
 async function runOneCall(deps: RoundDeps, input: RoundInput, call: ToolCallPart): Promise<void> {
-  const span = deps.trace?.child(toolSpanName(call.name), toolAttributes(call.name, call.id, input.conversationId), {
-    spanId: toolSpanId(input.requestId, call.id),
-  });
+  const span = toolCallSpan(deps.trace, { name: call.name, id: call.id, requestId: input.requestId, conversationId: input.conversationId });
   try {
     const failed = await runCall(deps, input, call, span);
     if (failed) span?.fail("tool_error");

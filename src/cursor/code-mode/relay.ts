@@ -11,9 +11,9 @@ import type { RequestChannel } from "../agent/request-channel.ts";
 import { untilAborted } from "../../code-mode/engine/until-aborted.ts";
 import { withIds } from "../agent/tool-round.ts";
 import type { Tool, ToolContext, ToolResult } from "../tools/tool-types.ts";
-import { type SpanScope, toolSpanId } from "../../telemetry/run-trace.ts";
+import type { SpanScope } from "../../telemetry/run-trace.ts";
 import { errorTypeOf } from "../agent/run-spans.ts";
-import { toolAttributes, toolSpanName } from "../../telemetry/tool-spans.ts";
+import { toolCallSpan } from "../../telemetry/tool-spans.ts";
 
 /** Thrown into a cell's tool promise; the cell sees the message as a string rejection. */
 class CellToolError extends Error {
@@ -72,9 +72,7 @@ export class RunRelay {
     base.emit(updates.toolCallStarted(toolCallId, base.modelCallId, started));
     const signal = AbortSignal.any([cellSignal, this.#ended.signal, this.runSignal]);
     // A round trip through the client like a direct call's, so it has its span, under the cell's call.
-    const span = base.span?.child(toolSpanName(name), toolAttributes(name, toolCallId, base.conversationId), {
-      spanId: toolSpanId(base.requestId, toolCallId),
-    });
+    const span = toolCallSpan(base.span, { name, id: toolCallId, requestId: base.requestId, conversationId: base.conversationId });
     let result: ToolResult;
     try {
       result = await untilAborted(tool.run(parsed.args, this.#nestedContext(base, toolCallId, signal, span)), signal);

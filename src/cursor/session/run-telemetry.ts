@@ -2,16 +2,14 @@
 // run's team or the deployment has a collector, finished with the run's totals, and sent after
 // the run's end-stream, in the object's waitUntil, so no collector delays or fails a turn.
 import { logLine } from "../../telemetry/log-line.ts";
-import { exportSpans, type OtlpTarget } from "../../telemetry/otlp-export.ts";
+import type { OtlpTarget } from "../../telemetry/otlp-export.ts";
+import { sendTrace } from "../../telemetry/send-trace.ts";
 import { RunTrace } from "../../telemetry/run-trace.ts";
 import type { RunRecord } from "../../hosting/store/usage-rows.ts";
 import type { Usage } from "../../provider/types.ts";
 import { errorTypeOf, runAttributes, runSpanName, usageAttributes } from "../agent/run-spans.ts";
 import type { RunPlan } from "./run-request.ts";
 import type { RunSummary } from "./session.ts";
-
-/** How long after its end-stream a run's spans are made and sent. */
-const EXPORT_DELAY_MS = 50;
 
 /** A trace for the run, or none when its spans would have nowhere to go. */
 export function startRunTrace(runId: string, plan: RunPlan, targets: readonly OtlpTarget[]): RunTrace | undefined {
@@ -37,14 +35,7 @@ export async function finishRunTrace(summary: RunSummary, targets: readonly Otlp
   trace.root.set({ ...usageAttributes(outcome.usage), "byok.run.status": outcome.status });
   if (outcome.status !== "completed") trace.root.fail(outcome.status === "cancelled" ? "cancelled" : errorTypeOf(outcome.error, false));
   trace.root.end();
-  // Well after the end-stream is written: making, serializing and sending the spans is CPU on the
-  // isolate's one thread, which the last frames still need on their way out (docs/telemetry.md#cost-when-it-fails).
-  await new Promise((resolve) => setTimeout(resolve, EXPORT_DELAY_MS));
-  try {
-    await exportSpans(trace.finish(), targets);
-  } catch {
-    // exportSpans does not throw; serializing a span could, and a trace is never worth a failure.
-  }
+  await sendTrace(trace, targets);
 }
 
 /**

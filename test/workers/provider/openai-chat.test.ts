@@ -49,6 +49,15 @@ describe("OpenAI Chat provider streaming", () => {
     expect((await iterator.next()).value).toEqual({ kind: "start", modelCallId: "chatcmpl-abc", responseModel: "fake" });
   });
 
+  it("starts with the first chunk that says something, so Azure's prompt-filter chunk gives neither id nor model", async () => {
+    const answer = chatText(["hi"], { id: "chatcmpl-azure" });
+    const filter = {
+      data: JSON.stringify({ id: "", model: "", object: "", created: 0, choices: [], prompt_filter_results: [{ prompt_index: 0 }] }),
+    };
+    const { iterator } = await streamOf([{ ...answer, steps: [filter, ...(answer.steps ?? [])] }]);
+    expect((await iterator.next()).value).toEqual({ kind: "start", modelCallId: "chatcmpl-azure", responseModel: "fake" });
+  });
+
   it("turns reasoning_content into thinking deltas that end before the text", async () => {
     const { iterator } = await streamOf([chatReasoning(["Let me ", "think."], ["Answer."])]);
     const events = await collect(remaining(iterator));

@@ -4,7 +4,7 @@
 // GenAI attributes, the run's request id, and never a prompt, an answer or a tool's arguments.
 // A collector that answers 500 or never answers leaves the turn as it was.
 import { describe, expect, it } from "vitest";
-import { toolSpanId, traceIdOf } from "../../../src/telemetry/run-trace.ts";
+import { sessionTraceIdOf, toolSpanId, traceIdOf } from "../../../src/telemetry/run-trace.ts";
 import { api, expectStatus, type Member, teamWithPeople } from "../../support/admin-client.ts";
 import { startTurn } from "../../support/cursor-client.ts";
 import { codeModeClient, collect, openLease } from "../../support/code-mode-host.ts";
@@ -182,7 +182,7 @@ describe("traces of a run", () => {
     const { spans } = await sink.received({ spans: 2 });
     expect(spans.map((s) => s.name)).toEqual(["execute_tool exec", "execute_tool exec"]);
     for (const span of spans) {
-      expect(span.traceId).toBe(traceIdOf(`code-mode-session:${sessionId}`));
+      expect(span.traceId).toBe(sessionTraceIdOf(sessionId));
       expect(span.parentSpanId).toBe("");
       expect(span.endMs).toBeGreaterThanOrEqual(span.startMs);
       expect(span.attributes).toMatchObject({

@@ -6,6 +6,7 @@ import { and, asc, eq, getTableColumns, isNotNull, isNull, or, sql } from "drizz
 import { type AuditEntry, auditInsert, auditInsertIfChanged } from "./audit-rows.ts";
 import { STALE_DATA_KEY, stillSealedUnder } from "./data-key-rows.ts";
 import type { D1Db } from "./db.ts";
+import { forgetModels } from "./model-references.ts";
 import { credentials, models } from "./schema/providers.ts";
 
 export type CredentialRow = typeof credentials.$inferSelect;
@@ -126,6 +127,8 @@ export async function deleteCredential(db: D1Db, id: string, nowMs: number, audi
           sql`EXISTS (SELECT 1 FROM json_each(${models.keysJson}) WHERE json_extract(value, '$.credential_id') = ${id})`,
         ),
       ),
+    // The models on it went with it: the others stop naming them as fallbacks or roles.
+    ...forgetModels(db, sql`(SELECT ${models.id} FROM ${models} WHERE ${models.credentialId} = ${id})`),
   ]);
 }
 

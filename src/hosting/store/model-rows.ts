@@ -7,6 +7,7 @@ import { and, asc, eq, getTableColumns, isNull, or, type SQL, sql } from "drizzl
 import { type AuditEntry, auditInsertIfChanged } from "./audit-rows.ts";
 import { STALE_DATA_KEY, stillSealedUnder } from "./data-key-rows.ts";
 import type { D1Db } from "./db.ts";
+import { forgetModels } from "./model-references.ts";
 import { heldPersonalKeyId } from "./personal-key-rows.ts";
 import { teams, users } from "./schema/accounts.ts";
 import { credentials, models } from "./schema/providers.ts";
@@ -113,6 +114,7 @@ export async function deleteModel(db: D1Db, id: string, nowMs: number, audit: [A
       .set({ deletedAtMs: nowMs, updatedAtMs: nowMs })
       .where(and(eq(models.id, id), isNull(models.deletedAtMs))),
     auditInsertIfChanged(db, audit),
+    ...forgetModels(db, sql`(${id})`),
   ]);
 }
 

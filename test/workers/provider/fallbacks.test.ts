@@ -139,6 +139,34 @@ describe("fallbacks of stored models", () => {
     const mine = await api("PATCH", `/api/v1/models/${personal.id}`, { token: member.token, body: { fallbacks: [main.id] } });
     expect(mine.status).toBe(200);
   });
+
+  it("takes a deleted model, or the models of a deleted credential, out of every fallback list and role that named them", async () => {
+    const { admin } = await teamWithPeople();
+    const kept = await storeCredential(admin.token, "team", `sk-kept-${crypto.randomUUID()}`);
+    const doomed = await storeCredential(admin.token, "team", `sk-doomed-${crypto.randomUUID()}`);
+    const spare = await storeModel(admin.token, { credential_id: kept.id, scope: "team" });
+    const deleted = await storeModel(admin.token, { credential_id: kept.id, scope: "team" });
+    const onDoomed = await storeModel(admin.token, { credential_id: doomed.id, scope: "team" });
+    const main = await storeModel(admin.token, {
+      credential_id: kept.id,
+      scope: "team",
+      fallbacks: [deleted.id, spare.id, onDoomed.id],
+      compaction_model_id: deleted.id,
+      subagent_model_id: onDoomed.id,
+      image_model_id: spare.id,
+    });
+    expectStatus(await api("DELETE", `/api/v1/models/${deleted.id}`, { token: admin.token }), 204);
+    expectStatus(await api("DELETE", `/api/v1/credentials/${doomed.id}`, { token: admin.token }), 204);
+    const listed = expectStatus(await api<{ models: Record<string, unknown>[] }>("GET", "/api/v1/models", { token: admin.token }), 200);
+    const after = listed.models.find((m) => m.id === main.id)!;
+    expect(after).toMatchObject({ fallbacks: [spare.id], compaction_model_id: null, subagent_model_id: null, image_model_id: spare.id });
+    // The model's next edit, sending back what it was shown, is not refused for the models that went.
+    const edited = await api("PATCH", `/api/v1/models/${main.id}`, {
+      token: admin.token,
+      body: { fallbacks: after.fallbacks, name: `${main.name}-2` },
+    });
+    expect(edited.status).toBe(200);
+  });
 });
 
 describe("fallbacks and the team budget", () => {

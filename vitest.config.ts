@@ -132,10 +132,6 @@ export default defineConfig(async () => {
       exclude,
       testTimeout: 20_000,
       hookTimeout: 20_000,
-      // The worker's structured log lines (docs/telemetry.md#logs), one per request and run, would
-      // bury the output; test/workers/telemetry/logs.test.ts reads them with a spy instead.
-      // workerd's output may come with colour codes before the line, so the line is found anywhere.
-      onConsoleLog: (log: string) => !/\{"message":"(request|run)"/.test(log),
       // One workerd runner per vitest worker, reused for every file it runs (the plugin's
       // `isolate: false`): D1 rows, DO storage and module state are not reset between files,
       // so every test makes its own teams, users, conversations and ids (docs/testing.md#shared-runners).
@@ -171,6 +167,11 @@ export default defineConfig(async () => {
   const shuffled = process.argv.some((arg) => arg.startsWith("--sequence.shuffle"));
   return {
     test: {
+      // The worker's structured log lines (docs/telemetry.md#logs), one per request and run, would
+      // bury the output; test/workers/telemetry/logs.test.ts reads them with a spy instead.
+      // workerd's output may come with colour codes before the line, so the line is found anywhere.
+      // A root option: vitest does not read it from a project.
+      onConsoleLog: (log: string) => !/\{"message":"(request|run)"/.test(log),
       maxWorkers: 2,
       sequence: shuffled ? {} : { sequencer: ProjectOrder },
       projects: [unit, fuzz, node, workers, continuation, differential],

@@ -2,7 +2,7 @@
 // (name, attributes, times, children): the turn pays for an object, not for the SDK's attribute
 // checks and ids. When the run ends, after its end-stream, OpenTelemetry's own tracer
 // (@opentelemetry/sdk-trace) makes the spans from the records, with their recorded times, for
-// one export (otlp-export.ts). Ids are the SDK's random ones, except where another request must
+// one export (send-trace.ts). Ids are the SDK's random ones, except where another request must
 // find a span without asking this one: a run's trace id comes from the request that began the
 // turn, and a tool call's span id from its request and call id, so a subagent's run (a request
 // of its own, maybe in another object) joins its parent's trace under the Task that started it.

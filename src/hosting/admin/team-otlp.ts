@@ -35,9 +35,10 @@ export const OtlpShown = z
       "The team's OTLP collector: its endpoint and the names of its headers (shown to its admins and the operator; null for members); null: none",
   });
 
-/** A setting checked, before anything is sealed; throws invalid_argument naming the field that is wrong. */
+/** A setting checked, before anything is sealed; null removes it. */
 export type CheckedOtlp = { endpoint: string; headers: Record<string, string> } | null;
 
+/** Checks a setting; throws invalid_argument naming the field that is wrong. */
 export function checkOtlp(env: { BYOK_ALLOW_PRIVATE_UPSTREAMS?: string }, setting: z.infer<typeof OtlpSetting>): CheckedOtlp {
   if (setting === null) return null;
   const urlProblem = checkUpstreamUrl(setting.endpoint, env.BYOK_ALLOW_PRIVATE_UPSTREAMS === "true");

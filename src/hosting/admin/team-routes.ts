@@ -3,6 +3,7 @@
 // Each write is recorded in the audit log (team.create, team.rename, team.budget, team.cell_cpu,
 // team.sso for its sign-on settings: domains, default role, token lifetime).
 import { createRoute, z } from "@hono/zod-openapi";
+import type { SQL } from "drizzle-orm";
 import { AppError } from "../../core/errors.ts";
 import { type D1Db, d1 } from "../store/db.ts";
 import { domainsOfTeam, domainsOfTeams, domainTakenElsewhere, replaceDomains } from "../store/sign-on-rows.ts";
@@ -179,14 +180,22 @@ teamRoutes.openapi(
     }));
     const [first, ...rest] = recorded;
     const audit = first ? auditEntries(c, now, [first, ...rest]) : [];
+    const domainRows = (onlyIf?: SQL) => (domains ? replaceDomains(db, team.id, domains, onlyIf) : []);
     // Header values are sealed under the team's data key: a rotation between sealing and writing
     // means sealing again, and nothing of the attempt (its domains included) is written.
     const updated =
       otlp !== undefined && otlpNeedsKey(otlp)
         ? await withTeamDataKey(c.env, db, team.id, async (key) => {
             const sealed = await otlpPatch(team.id, otlp, key);
-            const before = domains ? replaceDomains(db, team.id, domains, stillSealedUnder(team.id, key.wrapped)) : [];
-            return updateTeam(db, team.id, { ...patch, ...sealed }, now, audit, before, key.wrapped);
+            return updateTeam(
+              db,
+              team.id,
+              { ...patch, ...sealed },
+              now,
+              audit,
+              domainRows(stillSealedUnder(team.id, key.wrapped)),
+              key.wrapped,
+            );
           })
         : await updateTeam(
             db,
@@ -194,7 +203,7 @@ teamRoutes.openapi(
             { ...patch, ...(otlp !== undefined && (await otlpPatch(team.id, otlp))) },
             now,
             audit,
-            domains ? replaceDomains(db, team.id, domains) : [],
+            domainRows(),
           );
     forgetCachedLimits(); // a new budget holds here at once, elsewhere within 5 s (docs/hosting.md#limits)
     if (body.otlp !== undefined) forgetTelemetryTargets();

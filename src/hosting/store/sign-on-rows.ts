@@ -39,8 +39,8 @@ export async function domainTakenElsewhere(db: D1Db, teamId: string, domains: st
 /**
  * The statements that make these a team's domains, for the batch of the team's update: a domain
  * another team took meanwhile fails the whole batch (the primary key), so two teams never share one.
+ * `onlyIf`: a condition both statements hold to (a patch's sealed write: the team still has that data key).
  */
-/** `onlyIf`: a condition both statements hold to (a patch's sealed write: the team still has that data key). */
 export function replaceDomains(db: D1Db, teamId: string, domains: string[], onlyIf?: SQL): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
   const remove = db.delete(ssoDomains).where(and(eq(ssoDomains.teamId, teamId), onlyIf));
   if (domains.length === 0) return [remove];
